@@ -1,0 +1,212 @@
+//! A test case: initial database, transactions, and the order statements are submitted in.
+
+use super::{Schema, Statement, Value};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The isolation levels txlab knows. Which ones a DBMS offers, and what each means
+/// there, is the dialect's [`crate::ir::LevelSemantics`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum IsolationLevel {
+    ReadUncommitted,
+    ReadCommitted,
+    RepeatableRead,
+    Snapshot,
+    Serializable,
+}
+
+impl IsolationLevel {
+    pub const ALL: [IsolationLevel; 5] = [
+        IsolationLevel::ReadUncommitted,
+        IsolationLevel::ReadCommitted,
+        IsolationLevel::RepeatableRead,
+        IsolationLevel::Snapshot,
+        IsolationLevel::Serializable,
+    ];
+
+    /// The kebab-case name used in pipelines and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            IsolationLevel::ReadUncommitted => "read-uncommitted",
+            IsolationLevel::ReadCommitted => "read-committed",
+            IsolationLevel::RepeatableRead => "repeatable-read",
+            IsolationLevel::Snapshot => "snapshot",
+            IsolationLevel::Serializable => "serializable",
+        }
+    }
+
+    /// The SQL spelling (`REPEATABLE READ`, …).
+    pub fn sql(self) -> &'static str {
+        match self {
+            IsolationLevel::ReadUncommitted => "READ UNCOMMITTED",
+            IsolationLevel::ReadCommitted => "READ COMMITTED",
+            IsolationLevel::RepeatableRead => "REPEATABLE READ",
+            IsolationLevel::Snapshot => "SNAPSHOT",
+            IsolationLevel::Serializable => "SERIALIZABLE",
+        }
+    }
+}
+
+impl fmt::Display for IsolationLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Rows of one table, column order as listed in `columns`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableRows {
+    pub table: String,
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Value>>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TxnKind {
+    /// BEGIN, statements, COMMIT or ROLLBACK, all listed in `statements`.
+    #[default]
+    Explicit,
+    /// A single statement run in autocommit mode.
+    Autocommit,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Transaction {
+    pub isolation: IsolationLevel,
+    #[serde(default)]
+    pub kind: TxnKind,
+    pub statements: Vec<Statement>,
+}
+
+impl Transaction {
+    /// Whether the transaction is written to end in COMMIT (it may still abort).
+    pub fn intends_commit(&self) -> bool {
+        match self.kind {
+            TxnKind::Autocommit => true,
+            TxnKind::Explicit => matches!(self.statements.last(), Some(Statement::Commit)),
+        }
+    }
+}
+
+/// Names one statement of a case: transaction index and statement index, both from 0.
+/// Displayed 1-based, as `T1.2`, the way reports and repro scripts show it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct StatementRef {
+    pub txn: u32,
+    pub stmt: u32,
+}
+
+impl StatementRef {
+    pub fn new(txn: usize, stmt: usize) -> Self {
+        StatementRef {
+            txn: txn as u32,
+            stmt: stmt as u32,
+        }
+    }
+    pub fn txn(self) -> usize {
+        self.txn as usize
+    }
+    pub fn stmt(self) -> usize {
+        self.stmt as usize
+    }
+}
+
+impl fmt::Display for StatementRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "T{}.{}", self.txn + 1, self.stmt + 1)
+    }
+}
+
+/// Formats a transaction index 1-based, as reports name transactions.
+pub fn txn_label(txn: usize) -> String {
+    format!("T{}", txn + 1)
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TestCase {
+    /// The seed this case was generated from; the same seed gives the same case.
+    pub seed: u64,
+    /// Name of the generator plugin that made the case.
+    #[serde(default)]
+    pub generator: String,
+    pub schema: Schema,
+    #[serde(default)]
+    pub initial_rows: Vec<TableRows>,
+    pub transactions: Vec<Transaction>,
+    /// The order the executor submits statements in; it lists every statement once
+    /// and keeps each transaction's own order.
+    pub submitted_order: Vec<StatementRef>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CaseError {
+    #[error("the submitted order names {0}, which does not exist")]
+    UnknownStatement(StatementRef),
+    #[error("the submitted order lists {0} twice")]
+    Duplicate(StatementRef),
+    #[error("the submitted order lists {later} before {earlier} of the same transaction")]
+    OutOfOrder {
+        earlier: StatementRef,
+        later: StatementRef,
+    },
+    #[error("the submitted order leaves out {0}")]
+    Missing(StatementRef),
+    #[error("transaction {0} has no statements")]
+    EmptyTransaction(String),
+    #[error("initial rows name table `{0}`, which is not in the schema")]
+    UnknownTable(String),
+}
+
+impl TestCase {
+    pub fn statement(&self, at: StatementRef) -> Option<&Statement> {
+        self.transactions.get(at.txn())?.statements.get(at.stmt())
+    }
+
+    /// Total number of statements over all transactions.
+    pub fn statement_count(&self) -> usize {
+        self.transactions.iter().map(|t| t.statements.len()).sum()
+    }
+
+    /// Checks that the submitted order is a complete interleaving of the transactions.
+    pub fn validate(&self) -> Result<(), CaseError> {
+        for (i, t) in self.transactions.iter().enumerate() {
+            if t.statements.is_empty() {
+                return Err(CaseError::EmptyTransaction(txn_label(i)));
+            }
+        }
+        for rows in &self.initial_rows {
+            if self.schema.table(&rows.table).is_none() {
+                return Err(CaseError::UnknownTable(rows.table.clone()));
+            }
+        }
+        let mut next: Vec<usize> = vec![0; self.transactions.len()];
+        for &at in &self.submitted_order {
+            let Some(t) = self.transactions.get(at.txn()) else {
+                return Err(CaseError::UnknownStatement(at));
+            };
+            if at.stmt() >= t.statements.len() {
+                return Err(CaseError::UnknownStatement(at));
+            }
+            let expected = next[at.txn()];
+            if at.stmt() < expected {
+                return Err(CaseError::Duplicate(at));
+            }
+            if at.stmt() > expected {
+                return Err(CaseError::OutOfOrder {
+                    earlier: StatementRef::new(at.txn(), expected),
+                    later: at,
+                });
+            }
+            next[at.txn()] += 1;
+        }
+        for (i, t) in self.transactions.iter().enumerate() {
+            if next[i] < t.statements.len() {
+                return Err(CaseError::Missing(StatementRef::new(i, next[i])));
+            }
+        }
+        Ok(())
+    }
+}

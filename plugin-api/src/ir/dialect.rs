@@ -1,0 +1,216 @@
+//! What a dialect tells the host and the oracles: driver, features, the vendor's
+//! isolation semantics, and the SQL it renders for a case.
+
+use super::{ColumnType, IsolationLevel, Schema, Statement};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DialectInfo {
+    /// Registry name of the dialect entry, e.g. `sqlite`.
+    pub name: String,
+    /// The host driver that speaks to this DBMS: `sqlite`, `mysql` or `postgres`.
+    pub driver: String,
+    /// The isolation levels the DBMS offers and what each one means there.
+    pub levels: Vec<LevelSemantics>,
+    pub features: Features,
+    /// How the executor confirms that a statement waits for a lock.
+    pub lock_probe: LockProbe,
+}
+
+impl DialectInfo {
+    pub fn level(&self, level: IsolationLevel) -> Option<&LevelSemantics> {
+        self.levels.iter().find(|l| l.level == level)
+    }
+
+    pub fn supports(&self, level: IsolationLevel) -> bool {
+        self.level(level).is_some()
+    }
+}
+
+/// SQL features a generator may use against this dialect.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Features {
+    pub select_for_update: bool,
+    pub select_for_share: bool,
+    /// REPLACE (delete colliding rows, then insert).
+    pub replace: bool,
+    /// INSERT that skips colliding rows.
+    pub insert_ignore: bool,
+    /// Column types the dialect can create.
+    pub column_types: Vec<ColumnType>,
+}
+
+/// When a transaction's consistent-read snapshot is established.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SnapshotPoint {
+    /// No snapshot: reads may see uncommitted data (READ UNCOMMITTED).
+    None,
+    /// A new snapshot for every statement (READ COMMITTED).
+    PerStatement,
+    /// At BEGIN (TiDB).
+    Begin,
+    /// At the first statement of the transaction (PostgreSQL RR/SER).
+    FirstStatement,
+    /// At the first consistent read (InnoDB RR; SQLite's deferred transactions).
+    FirstRead,
+}
+
+/// What rows UPDATE, DELETE and locking reads evaluate their predicate on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WriteReads {
+    /// The transaction's snapshot.
+    Snapshot,
+    /// The latest committed version of each row (InnoDB "current read").
+    LatestCommitted,
+}
+
+/// What happens when a transaction writes a row another in-flight transaction wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WriteConflict {
+    /// Waits for the holder, then proceeds on the latest version (InnoDB RR: lost
+    /// updates are possible by design).
+    BlockThenProceed,
+    /// Waits for the holder; if it committed, the waiter fails with a serialization
+    /// error (PostgreSQL RR/SER: first updater wins).
+    BlockThenAbort,
+    /// One writer at a time for the whole database; a writer whose snapshot is stale
+    /// fails (SQLite WAL: SQLITE_BUSY_SNAPSHOT).
+    SingleWriter,
+    /// Conflicts surface at COMMIT (optimistic concurrency control).
+    AbortAtCommit,
+}
+
+/// The vendor's documented meaning of one isolation level. Oracles read these facts
+/// instead of hard-coding vendors, and name them in every finding.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LevelSemantics {
+    pub level: IsolationLevel,
+    pub snapshot: SnapshotPoint,
+    pub write_reads: WriteReads,
+    pub write_conflict: WriteConflict,
+    /// UPDATE may skip rows locked by others whose latest committed version does not
+    /// match (InnoDB READ COMMITTED semi-consistent read).
+    pub semi_consistent_writes: bool,
+    /// Writes lock the ranges they scan (gap/next-key or predicate locks, or a
+    /// database-wide write lock), so an insert into a scanned range conflicts.
+    pub predicate_conflicts: bool,
+    /// Short statements of the semantics, each with its source.
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// Vendor documentation the facts above come from.
+    #[serde(default)]
+    pub references: Vec<String>,
+}
+
+impl LevelSemantics {
+    /// WriteCheck's Assumption 1: every write-write conflict, predicate conflicts
+    /// included, is blocked or aborted, so the concurrent run's effect on the
+    /// database equals the serial run in commit order.
+    pub fn writes_fully_conflict_checked(&self) -> bool {
+        self.predicate_conflicts && !self.semi_consistent_writes
+    }
+
+    /// One line for reports: "sqlite serializable: snapshot at first read, …".
+    pub fn summary(&self) -> String {
+        format!(
+            "{}: snapshot {}, writes read {}, write conflicts {}, semi-consistent writes {}, predicate conflicts on writes {}",
+            self.level,
+            match self.snapshot {
+                SnapshotPoint::None => "none (dirty reads)",
+                SnapshotPoint::PerStatement => "per statement",
+                SnapshotPoint::Begin => "at BEGIN",
+                SnapshotPoint::FirstStatement => "at the first statement",
+                SnapshotPoint::FirstRead => "at the first read",
+            },
+            match self.write_reads {
+                WriteReads::Snapshot => "the snapshot",
+                WriteReads::LatestCommitted => "the latest committed rows",
+            },
+            match self.write_conflict {
+                WriteConflict::BlockThenProceed => "block, then proceed",
+                WriteConflict::BlockThenAbort => "block, then abort the second writer",
+                WriteConflict::SingleWriter => "one writer at a time, stale writers abort",
+                WriteConflict::AbortAtCommit => "detected at commit",
+            },
+            if self.semi_consistent_writes { "yes" } else { "no" },
+            if self.predicate_conflicts { "yes" } else { "no" },
+        )
+    }
+}
+
+/// How the executor learns that a session waits for a lock.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+#[non_exhaustive]
+pub enum LockProbe {
+    /// The driver itself knows (the embedded SQLite driver retries on SQLITE_BUSY).
+    Driver,
+    /// A query on a monitor connection; `{session}` is replaced by the waiting
+    /// session's server-side id, and a first column that is true or non-zero means
+    /// the session waits for a lock.
+    Query { sql: String },
+    /// No probe: a statement counts as blocked only after the fallback timeout.
+    None,
+}
+
+/// A database error as the driver reported it, before classification.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RawDbError {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqlstate: Option<String>,
+    pub message: String,
+    /// Whether the session is still inside a transaction after the error, when the
+    /// driver can tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_transaction: Option<bool>,
+    /// The driver lost the connection (no server reply at all).
+    #[serde(default)]
+    pub connection_lost: bool,
+    /// The driver's own statement timeout fired.
+    #[serde(default)]
+    pub timed_out: bool,
+}
+
+/// Everything a dialect needs to render one statement on its own.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RenderRequest {
+    pub schema: Schema,
+    pub isolation: IsolationLevel,
+    pub statement: Statement,
+}
+
+/// The SQL text of a whole case, rendered once before it runs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RenderedCase {
+    /// CREATE TABLE and CREATE INDEX statements.
+    pub create: Vec<String>,
+    /// Loads the initial rows (one multi-row INSERT per table).
+    pub populate: Vec<String>,
+    /// Empties every table, for the cheap reset between runs on the same schema.
+    pub clear: Vec<String>,
+    /// Drops every table of the case.
+    pub drop: Vec<String>,
+    /// Per transaction: session set-up and the statement texts, index-aligned with
+    /// the case's statements.
+    pub transactions: Vec<RenderedTransaction>,
+    /// One query per table that reads all its rows.
+    pub read_state: Vec<TableQuery>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RenderedTransaction {
+    pub session_setup: Vec<String>,
+    pub statements: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableQuery {
+    pub table: String,
+    pub columns: Vec<String>,
+    pub sql: String,
+}

@@ -1,0 +1,149 @@
+//! The statements a test case is made of: a small SQL AST.
+
+use super::Expr;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Statement {
+    /// Starts an explicit transaction at the transaction's isolation level.
+    Begin,
+    Commit,
+    Rollback,
+    Select(Select),
+    Insert(Insert),
+    Update(Update),
+    Delete(Delete),
+}
+
+impl Statement {
+    /// COMMIT or ROLLBACK: the statement that ends a transaction.
+    pub fn is_end(&self) -> bool {
+        matches!(self, Statement::Commit | Statement::Rollback)
+    }
+
+    pub fn is_control(&self) -> bool {
+        matches!(
+            self,
+            Statement::Begin | Statement::Commit | Statement::Rollback
+        )
+    }
+
+    /// INSERT, UPDATE or DELETE (REPLACE included): statements that change rows.
+    pub fn is_write(&self) -> bool {
+        matches!(
+            self,
+            Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_)
+        )
+    }
+
+    /// SELECT … FOR UPDATE / FOR SHARE: a read that takes row locks.
+    pub fn is_locking_read(&self) -> bool {
+        matches!(self, Statement::Select(s) if s.lock != RowLock::None)
+    }
+
+    /// The table the statement reads or writes, if any.
+    pub fn table(&self) -> Option<&str> {
+        match self {
+            Statement::Select(s) => Some(&s.table),
+            Statement::Insert(s) => Some(&s.table),
+            Statement::Update(s) => Some(&s.table),
+            Statement::Delete(s) => Some(&s.table),
+            _ => None,
+        }
+    }
+
+    /// A short name of the statement kind for summaries ("UPDATE", "SELECT FOR UPDATE", …).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Statement::Begin => "BEGIN",
+            Statement::Commit => "COMMIT",
+            Statement::Rollback => "ROLLBACK",
+            Statement::Select(s) => match s.lock {
+                RowLock::None => "SELECT",
+                RowLock::ForShare => "SELECT FOR SHARE",
+                RowLock::ForUpdate => "SELECT FOR UPDATE",
+            },
+            Statement::Insert(i) => match i.on_conflict {
+                OnConflict::Error => "INSERT",
+                OnConflict::Replace => "REPLACE",
+                OnConflict::Ignore => "INSERT IGNORE",
+            },
+            Statement::Update(_) => "UPDATE",
+            Statement::Delete(_) => "DELETE",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Select {
+    pub table: String,
+    pub projection: Projection,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<Expr>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub order_by: Vec<Expr>,
+    #[serde(default)]
+    pub lock: RowLock,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Projection {
+    /// Every column of the table, in table order.
+    All,
+    Exprs(Vec<Expr>),
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RowLock {
+    #[default]
+    None,
+    ForShare,
+    ForUpdate,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Insert {
+    pub table: String,
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Expr>>,
+    #[serde(default)]
+    pub on_conflict: OnConflict,
+}
+
+/// What an INSERT does when a row collides with a PRIMARY KEY or UNIQUE key.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnConflict {
+    /// Plain INSERT: the statement fails.
+    #[default]
+    Error,
+    /// REPLACE: the colliding rows are deleted, then the row is inserted.
+    Replace,
+    /// INSERT IGNORE / OR IGNORE: the colliding row is skipped.
+    Ignore,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Update {
+    pub table: String,
+    pub assignments: Vec<Assignment>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<Expr>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Assignment {
+    pub column: String,
+    pub value: Expr,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Delete {
+    pub table: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<Expr>,
+}

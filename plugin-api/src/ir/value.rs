@@ -1,0 +1,84 @@
+//! SQL values as they appear in literals, initial rows and query results.
+
+use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
+use std::fmt;
+
+/// One SQL value. Drivers map their native types onto these variants; `Decimal`
+/// keeps exact numerics as canonical text so that no precision is lost.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Value {
+    Null,
+    Int(i64),
+    Float(f64),
+    Decimal(String),
+    Text(String),
+    Bool(bool),
+    Bytes(Vec<u8>),
+}
+
+impl Value {
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            Value::Null => 0,
+            Value::Bool(_) => 1,
+            Value::Int(_) => 2,
+            Value::Float(_) => 3,
+            Value::Decimal(_) => 4,
+            Value::Text(_) => 5,
+            Value::Bytes(_) => 6,
+        }
+    }
+
+    /// A total order used to put rows into a canonical order (NULL first, then by
+    /// variant, then by value). It is not SQL's comparison semantics.
+    pub fn total_cmp(&self, other: &Value) -> Ordering {
+        match (self, other) {
+            (Value::Null, Value::Null) => Ordering::Equal,
+            (Value::Bool(a), Value::Bool(b)) => a.cmp(b),
+            (Value::Int(a), Value::Int(b)) => a.cmp(b),
+            (Value::Float(a), Value::Float(b)) => a.total_cmp(b),
+            (Value::Decimal(a), Value::Decimal(b)) => a.cmp(b),
+            (Value::Text(a), Value::Text(b)) => a.cmp(b),
+            (Value::Bytes(a), Value::Bytes(b)) => a.cmp(b),
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+}
+
+/// Compare two rows with [`Value::total_cmp`], column by column.
+pub fn cmp_rows(a: &[Value], b: &[Value]) -> Ordering {
+    for (x, y) in a.iter().zip(b) {
+        let o = x.total_cmp(y);
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+impl fmt::Display for Value {
+    /// A readable rendering for reports; dialects render SQL literals themselves.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("NULL"),
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Float(v) => write!(f, "{v:?}"),
+            Value::Decimal(v) => f.write_str(v),
+            Value::Text(v) => write!(f, "'{}'", v.replace('\'', "''")),
+            Value::Bool(v) => f.write_str(if *v { "TRUE" } else { "FALSE" }),
+            Value::Bytes(v) => {
+                f.write_str("X'")?;
+                for b in v {
+                    write!(f, "{b:02X}")?;
+                }
+                f.write_str("'")
+            }
+        }
+    }
+}

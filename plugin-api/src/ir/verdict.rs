@@ -1,0 +1,30 @@
+//! What an oracle concludes about one executed test case.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "verdict")]
+pub enum Verdict {
+    /// The run agrees with the model the oracle checks.
+    Pass,
+    /// The oracle cannot decide: the executor did not observe enough, or the
+    /// vendor's documented semantics allow the difference. Never a bug report.
+    Undecided { reason: String },
+    /// The run violates the model: a bug report.
+    Finding(Finding),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Short name of what went wrong, e.g. "tx-WSS violation: final states differ".
+    pub title: String,
+    /// The model the run violates, e.g. "write-specific serializability (FCRFS order)".
+    pub model: String,
+    /// The vendor semantics the oracle assumed to hold, from the dialect profile.
+    pub assumed_semantics: String,
+    /// Markdown explaining what differed, for `report.md`.
+    pub explanation: String,
+    /// Machine-readable evidence (diffs, schedules) written into the finding.
+    #[serde(default)]
+    pub evidence: serde_json::Value,
+}

@@ -1,0 +1,339 @@
+//! The SDK for plugin authors: plain Rust traits, an error type, configuration
+//! parsing, and [`export_plugin!`](crate::export_plugin) to publish the library.
+//!
+//! A plugin implements [`Dialect`], [`Generator`] or [`Oracle`] together with the
+//! matching `*Plugin` trait that names it and builds it from its configuration,
+//! and lists its types in one `export_plugin!` call. The SDK wraps every entry
+//! point in `catch_unwind`, so a panic becomes an error the host reports.
+
+pub mod export;
+pub(crate) mod guard;
+mod log;
+
+pub use guard::catch;
+
+pub use crate::abi::ErrorKind;
+use crate::ir::*;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// An error a plugin returns, or the host returns to a plugin's callback.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct PluginError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+impl PluginError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        PluginError {
+            kind,
+            message: message.into(),
+        }
+    }
+    pub fn config(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::INVALID_CONFIG, message)
+    }
+    pub fn invalid_input(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::INVALID_INPUT, message)
+    }
+    pub fn unsupported(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::UNSUPPORTED, message)
+    }
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::INTERNAL, message)
+    }
+    pub fn host(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::HOST, message)
+    }
+}
+
+/// Renders IR to one DBMS's SQL and classifies its errors. Pure and synchronous:
+/// the host owns every connection.
+pub trait Dialect: Send + Sync + 'static {
+    fn info(&self) -> DialectInfo;
+
+    /// CREATE TABLE for `table`, followed by its CREATE INDEX statements.
+    fn create_table(&self, table: &Table) -> Result<Vec<String>, PluginError>;
+
+    fn drop_table(&self, table: &Table) -> Result<String, PluginError>;
+
+    /// One statement's SQL text.
+    fn render(&self, statement: &Statement, ctx: &RenderContext<'_>)
+        -> Result<String, PluginError>;
+
+    /// Statements run once on every new session (timeouts, isolation level).
+    fn session_setup(&self, _level: IsolationLevel) -> Result<Vec<String>, PluginError> {
+        Ok(Vec::new())
+    }
+
+    /// Turns a driver error into a class the oracles understand.
+    fn classify_error(&self, error: &RawDbError) -> DbError;
+
+    /// All SQL of a case, rendered once before it runs.
+    fn render_case(&self, case: &TestCase) -> Result<RenderedCase, PluginError> {
+        render_case_with(self, case)
+    }
+}
+
+/// What a dialect may need besides the statement itself.
+#[derive(Clone, Copy, Debug)]
+pub struct RenderContext<'a> {
+    pub schema: &'a Schema,
+    /// The isolation level of the transaction the statement belongs to.
+    pub isolation: IsolationLevel,
+}
+
+/// The standard way to render a whole case from a dialect's per-statement methods.
+pub fn render_case_with<D: Dialect + ?Sized>(
+    dialect: &D,
+    case: &TestCase,
+) -> Result<RenderedCase, PluginError> {
+    let schema = &case.schema;
+    // Table set-up statements run outside any transaction; the level is irrelevant.
+    let setup_ctx = RenderContext {
+        schema,
+        isolation: IsolationLevel::Serializable,
+    };
+    let mut out = RenderedCase::default();
+    for table in &schema.tables {
+        out.create.extend(dialect.create_table(table)?);
+        out.clear.push(dialect.render(
+            &Statement::Delete(Delete {
+                table: table.name.clone(),
+                filter: None,
+            }),
+            &setup_ctx,
+        )?);
+        let columns = table.column_names();
+        out.read_state.push(TableQuery {
+            table: table.name.clone(),
+            columns: columns.clone(),
+            sql: dialect.render(
+                &Statement::Select(Select {
+                    table: table.name.clone(),
+                    projection: Projection::All,
+                    filter: None,
+                    order_by: columns.iter().map(Expr::column).collect(),
+                    lock: RowLock::None,
+                }),
+                &setup_ctx,
+            )?,
+        });
+    }
+    for table in schema.tables.iter().rev() {
+        out.drop.push(dialect.drop_table(table)?);
+    }
+    for rows in &case.initial_rows {
+        if rows.rows.is_empty() {
+            continue;
+        }
+        out.populate.push(dialect.render(
+            &Statement::Insert(Insert {
+                table: rows.table.clone(),
+                columns: rows.columns.clone(),
+                rows: rows
+                    .rows
+                    .iter()
+                    .map(|r| r.iter().cloned().map(Expr::Literal).collect())
+                    .collect(),
+                on_conflict: OnConflict::Error,
+            }),
+            &setup_ctx,
+        )?);
+    }
+    for txn in &case.transactions {
+        let ctx = RenderContext {
+            schema,
+            isolation: txn.isolation,
+        };
+        out.transactions.push(RenderedTransaction {
+            session_setup: dialect.session_setup(txn.isolation)?,
+            statements: txn
+                .statements
+                .iter()
+                .map(|s| dialect.render(s, &ctx))
+                .collect::<Result<_, _>>()?,
+        });
+    }
+    Ok(out)
+}
+
+/// Makes test cases. A case must depend only on its [`CaseRequest`], so that a
+/// seed reproduces it.
+pub trait Generator: Send + 'static {
+    fn next_case(&mut self, request: CaseRequest) -> Result<TestCase, PluginError>;
+}
+
+/// Judges executed cases.
+pub trait Oracle: Send + 'static {
+    fn requirements(&self) -> OracleRequirements {
+        OracleRequirements::default()
+    }
+
+    /// Instruments a case before it runs (auxiliary columns, extra reads). The
+    /// default runs it unchanged.
+    fn prepare(&mut self, case: TestCase) -> Result<TestCase, PluginError> {
+        Ok(case)
+    }
+
+    /// Decides whether the run violates the oracle's model. `db` is a scratch
+    /// database for replays; DB errors arrive as outcomes, `Err` means the scratch
+    /// database itself failed.
+    fn check(&mut self, input: &CheckInput, db: &mut dyn HostDb) -> Result<Verdict, PluginError>;
+}
+
+/// The host's scratch database, as an oracle sees it.
+pub trait HostDb {
+    fn call(&mut self, request: HostDbRequest) -> Result<HostDbResponse, PluginError>;
+}
+
+/// Typed helpers over [`HostDb::call`].
+pub trait HostDbExt: HostDb {
+    fn reset(&mut self, schema: &Schema, rows: &[TableRows]) -> Result<(), PluginError> {
+        expect_done(self.call(HostDbRequest::Reset {
+            schema: schema.clone(),
+            rows: rows.to_vec(),
+        })?)
+    }
+
+    fn open_session(&mut self, isolation: IsolationLevel) -> Result<u32, PluginError> {
+        match self.call(HostDbRequest::OpenSession { isolation })? {
+            HostDbResponse::Session { id } => Ok(id),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    fn execute(&mut self, session: u32, statement: &Statement) -> Result<Outcome, PluginError> {
+        match self.call(HostDbRequest::Execute {
+            session,
+            statement: statement.clone(),
+        })? {
+            HostDbResponse::Outcome { outcome } => Ok(outcome),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    fn read_state(&mut self) -> Result<DbState, PluginError> {
+        match self.call(HostDbRequest::ReadState)? {
+            HostDbResponse::State { state } => Ok(state),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    fn close_session(&mut self, session: u32) -> Result<(), PluginError> {
+        expect_done(self.call(HostDbRequest::CloseSession { session })?)
+    }
+}
+
+impl<T: HostDb + ?Sized> HostDbExt for T {}
+
+fn expect_done(r: HostDbResponse) -> Result<(), PluginError> {
+    match r {
+        HostDbResponse::Done => Ok(()),
+        other => Err(unexpected(other)),
+    }
+}
+
+fn unexpected(r: HostDbResponse) -> PluginError {
+    PluginError::host(format!("unexpected reply from the host database: {r:?}"))
+}
+
+/// Names a dialect and builds it from its configuration.
+pub trait DialectPlugin: Dialect + Sized {
+    const NAME: &'static str;
+    const DESCRIPTION: &'static str;
+    /// Commented TOML with every option at its default, shown by `txlab plugins show`.
+    const DEFAULT_CONFIG: &'static str = "";
+    type Config: DeserializeOwned;
+    fn new(config: Self::Config) -> Result<Self, PluginError>;
+}
+
+/// Names a generator and builds it from its configuration.
+pub trait GeneratorPlugin: Generator + Sized {
+    const NAME: &'static str;
+    const DESCRIPTION: &'static str;
+    const DEFAULT_CONFIG: &'static str = "";
+    type Config: DeserializeOwned;
+    fn new(config: Self::Config, ctx: GeneratorContext) -> Result<Self, PluginError>;
+}
+
+/// Names an oracle and builds it from its configuration.
+pub trait OraclePlugin: Oracle + Sized {
+    const NAME: &'static str;
+    const DESCRIPTION: &'static str;
+    const DEFAULT_CONFIG: &'static str = "";
+    type Config: DeserializeOwned;
+    fn new(config: Self::Config, ctx: OracleContext) -> Result<Self, PluginError>;
+}
+
+/// Parses a plugin's configuration (the host sends its TOML table as JSON). Errors
+/// name the offending key; declare the config struct with
+/// `#[serde(deny_unknown_fields, default)]` so unknown keys are rejected.
+pub fn parse_config<T: DeserializeOwned>(json: &str) -> Result<T, PluginError> {
+    let json = if json.trim().is_empty() { "{}" } else { json };
+    let de = &mut serde_json::Deserializer::from_str(json);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let msg = strip_json_position(&e.inner().to_string());
+        if path == "." {
+            PluginError::config(msg)
+        } else {
+            PluginError::config(format!("{path}: {msg}"))
+        }
+    })
+}
+
+/// serde_json appends "at line 1 column 40" to its messages; the position in the
+/// host's JSON means nothing to a user who wrote TOML.
+fn strip_json_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+pub(crate) fn to_json<T: Serialize>(value: &T) -> Result<String, PluginError> {
+    serde_json::to_string(value)
+        .map_err(|e| PluginError::internal(format!("cannot encode as JSON: {e}")))
+}
+
+pub(crate) fn from_json<T: DeserializeOwned>(what: &str, json: &str) -> Result<T, PluginError> {
+    serde_json::from_str(json)
+        .map_err(|e| PluginError::invalid_input(format!("cannot decode {what}: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize, Default)]
+    #[serde(deny_unknown_fields, default)]
+    struct Cfg {
+        max_rows: u32,
+        nested: Nested,
+    }
+    #[derive(Debug, Deserialize, Default)]
+    #[serde(deny_unknown_fields, default)]
+    struct Nested {
+        level: String,
+    }
+
+    #[test]
+    fn config_errors_name_the_key() {
+        let e = parse_config::<Cfg>(r#"{"nested":{"levle":"x"}}"#).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::INVALID_CONFIG);
+        assert!(e.message.starts_with("nested.levle: unknown field `levle`"), "{e}");
+        assert!(!e.message.contains("line"), "{e}");
+        let e = parse_config::<Cfg>(r#"{"max_rows":"ten"}"#).unwrap_err();
+        assert!(e.message.starts_with("max_rows: invalid type"), "{e}");
+    }
+
+    #[test]
+    fn empty_config_means_defaults() {
+        let c = parse_config::<Cfg>("").unwrap();
+        assert_eq!(c.max_rows, 0);
+    }
+}
