@@ -1,0 +1,1 @@
+//! txlab host

@@ -1,0 +1,1 @@
+//! txlab dialect plugin for SQLite, the embedded zero-setup default

@@ -1,0 +1,1 @@
+//! txlab generator plugin: random schemas, rows and concurrent transactions

@@ -1,0 +1,1 @@
+//! txlab oracle plugin: write-specific serializability (WriteCheck)
