@@ -1,1 +1,10 @@
-//! txlab host
+//! The txlab host: configuration, plugin discovery, drivers, the schedule
+//! executor, the scratch database oracles replay on, the run loop, and findings.
+
+pub mod config;
+pub mod driver;
+pub mod executor;
+pub mod findings;
+pub mod pipeline;
+pub mod registry;
+pub mod target;

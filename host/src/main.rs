@@ -1,1 +1,282 @@
-fn main() {}
+//! `txlab`: tests how database systems implement transactions and isolation levels.
+
+use anyhow::Result;
+use clap::{ArgAction, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+use txlab_host::config::LoadedPipeline;
+use txlab_host::pipeline::{self, Resolved, RunOptions, SetupError};
+use txlab_host::registry::{search_dirs, Registry};
+use txlab_plugin_api::{PluginKind, ABI_VERSION};
+
+/// Exit codes: what scripts and CI can rely on.
+const EXIT_CLEAN: u8 = 0;
+const EXIT_FINDINGS: u8 = 1;
+const EXIT_SETUP: u8 = 2;
+const EXIT_TOOL_ERRORS: u8 = 3;
+
+#[derive(Parser)]
+#[command(
+    name = "txlab",
+    version,
+    about = "Tests how database systems implement transactions and isolation levels",
+    after_help = "Exit codes: 0 nothing found, 1 findings written, 2 usage or set-up error, 3 cases failed with tool errors."
+)]
+struct Cli {
+    /// More log output (-v info, -vv debug, -vvv trace); RUST_LOG overrides.
+    #[arg(short, long, action = ArgAction::Count, global = true)]
+    verbose: u8,
+    /// A directory to search for plugin libraries first (repeatable).
+    #[arg(long = "plugin-dir", value_name = "DIR", global = true)]
+    plugin_dirs: Vec<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List or inspect the plugins txlab can find.
+    Plugins {
+        #[command(subcommand)]
+        command: PluginsCommand,
+    },
+    /// Check a pipeline file and the configuration of every plugin it names.
+    CheckConfig { pipeline: PathBuf },
+    /// Run a pipeline.
+    Run {
+        pipeline: PathBuf,
+        /// Number of cases to run (overrides the pipeline).
+        #[arg(long, conflicts_with = "duration")]
+        cases: Option<u64>,
+        /// Run for this long instead, e.g. 10m or 1h.
+        #[arg(long, value_parser = humantime::parse_duration)]
+        duration: Option<Duration>,
+        /// The run seed (overrides the pipeline); the same seed gives the same cases.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Run only the case with this index, e.g. to reproduce a finding.
+        #[arg(long, conflicts_with_all = ["cases", "duration"])]
+        case: Option<u64>,
+        /// Where to write findings (overrides the pipeline's run.out).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum PluginsCommand {
+    /// Every plugin found: kind, name, version, ABI version, file, description.
+    List,
+    /// One plugin's description and default configuration.
+    Show {
+        name: String,
+        /// dialect, generator or oracle, when several kinds share the name.
+        #[arg(long)]
+        kind: Option<String>,
+    },
+}
+
+fn init_logging(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+    match dispatch(&cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(EXIT_SETUP)
+        }
+    }
+}
+
+fn dispatch(cli: &Cli) -> Result<u8> {
+    match &cli.command {
+        Command::Plugins { command } => {
+            let registry = Registry::discover(search_dirs(&cli.plugin_dirs, &[]));
+            match command {
+                PluginsCommand::List => Ok(list_plugins(&registry)),
+                PluginsCommand::Show { name, kind } => show_plugin(&registry, name, kind.as_deref()),
+            }
+        }
+        Command::CheckConfig { pipeline } => {
+            let loaded = LoadedPipeline::load(pipeline)?;
+            let registry = Registry::discover(search_dirs(&cli.plugin_dirs, &loaded.plugin_dirs()));
+            let resolved = Resolved::resolve(&loaded, &registry)?;
+            resolved.check()?;
+            println!(
+                "{}: ok — dialect {} (driver {}), isolation {}, generator {}, oracles {}",
+                pipeline.display(),
+                resolved.info.name,
+                resolved.info.driver,
+                resolved.levels.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+                resolved.generator_name(),
+                resolved.oracle_names().join(", ")
+            );
+            Ok(EXIT_CLEAN)
+        }
+        Command::Run {
+            pipeline,
+            cases,
+            duration,
+            seed,
+            case,
+            out,
+        } => {
+            let loaded = LoadedPipeline::load(pipeline)?;
+            let registry = Registry::discover(search_dirs(&cli.plugin_dirs, &loaded.plugin_dirs()));
+            let resolved = Resolved::resolve(&loaded, &registry)?;
+            let options = RunOptions {
+                cases: *cases,
+                duration: *duration,
+                seed: *seed,
+                single_case: *case,
+                out: out.clone(),
+            };
+            let summary = pipeline::run(&resolved, &options).map_err(|e: SetupError| anyhow::anyhow!(e))?;
+            print_summary(&summary);
+            Ok(if summary.findings > 0 {
+                EXIT_FINDINGS
+            } else if summary.errors > 0 || summary.stopped_early.is_some() {
+                EXIT_TOOL_ERRORS
+            } else {
+                EXIT_CLEAN
+            })
+        }
+    }
+}
+
+fn print_summary(s: &pipeline::RunSummary) {
+    let rate = if s.elapsed_secs > 0.0 {
+        s.cases as f64 / s.elapsed_secs
+    } else {
+        0.0
+    };
+    println!(
+        "txlab: {} cases in {:.1} s ({rate:.1} cases/s), seed {}",
+        s.cases, s.elapsed_secs, s.seed
+    );
+    println!(
+        "  passed {}, findings {} (in {} cases), undecided {}, tool errors {}",
+        s.passed, s.findings, s.cases_with_findings, s.undecided, s.errors
+    );
+    let mut reasons: Vec<_> = s.undecided_reasons.iter().collect();
+    reasons.sort_by(|a, b| b.1.cmp(a.1));
+    for (reason, n) in reasons.into_iter().take(5) {
+        println!("  undecided {n}×: {reason}");
+    }
+    if let Some(why) = &s.stopped_early {
+        println!("  stopped early: {why}");
+    }
+    if s.errors > 0 {
+        println!("  tool errors are listed in {}", s.run_dir.join("errors.log").display());
+    }
+    println!("  output: {}", s.run_dir.display());
+}
+
+fn list_plugins(registry: &Registry) -> u8 {
+    if registry.entries.is_empty() {
+        println!("no plugins found");
+    } else {
+        let rows: Vec<[String; 6]> = registry
+            .entries
+            .values()
+            .map(|r| {
+                [
+                    r.entry.kind.to_string(),
+                    r.entry.name.clone(),
+                    r.entry.version.clone(),
+                    r.library.manifest.abi.to_string(),
+                    r.library.path.display().to_string(),
+                    r.entry.description.clone(),
+                ]
+            })
+            .collect();
+        let header = ["KIND", "NAME", "VERSION", "ABI", "FILE", "DESCRIPTION"];
+        let widths: Vec<usize> = (0..5)
+            .map(|i| rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0))
+            .collect();
+        let line = |cells: [&str; 6]| {
+            let mut s = String::new();
+            for i in 0..5 {
+                s.push_str(&format!("{:w$}  ", cells[i], w = widths[i]));
+            }
+            s.push_str(cells[5]);
+            s
+        };
+        println!("{}", line(header));
+        for r in &rows {
+            println!("{}", line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]]));
+        }
+    }
+    for s in &registry.shadowed {
+        println!(
+            "shadowed: {} `{}` in {} (the one in {} is used)",
+            s.kind,
+            s.name,
+            s.path.display(),
+            s.winner.display()
+        );
+    }
+    for p in &registry.problems {
+        println!("not loadable: {}", p.error);
+    }
+    println!("this txlab speaks plugin ABI {ABI_VERSION}; searched:");
+    for (d, exists) in &registry.searched {
+        println!("  {}{}", d.path.display(), if *exists { "" } else { " (missing)" });
+    }
+    EXIT_CLEAN
+}
+
+fn show_plugin(registry: &Registry, name: &str, kind: Option<&str>) -> Result<u8> {
+    let kinds = match kind {
+        Some(k) => vec![PluginKind::parse(k)
+            .ok_or_else(|| anyhow::anyhow!("unknown plugin kind `{k}`; use dialect, generator or oracle"))?],
+        None => vec![PluginKind::DIALECT, PluginKind::GENERATOR, PluginKind::ORACLE],
+    };
+    let found: Vec<_> = kinds.iter().filter_map(|k| registry.get(*k, name).ok()).collect();
+    if found.is_empty() {
+        // The error of the first kind asked for lists what exists.
+        let e = registry
+            .get(kinds[0], name)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        let any = kinds.len() > 1;
+        anyhow::bail!("{}{e}", if any { "no plugin of any kind with that name; " } else { "" });
+    }
+    for r in found {
+        println!("{} `{}` {} — {}", r.entry.kind, r.entry.name, r.entry.version, r.entry.description);
+        println!(
+            "library: {} ({} {}, plugin ABI {})",
+            r.library.path.display(),
+            r.library.manifest.library_name,
+            r.library.manifest.library_version,
+            r.library.manifest.abi
+        );
+        println!("default configuration:");
+        if r.entry.default_config.trim().is_empty() {
+            println!("  (none)");
+        } else {
+            for l in r.entry.default_config.lines() {
+                println!("  {l}");
+            }
+        }
+    }
+    Ok(EXIT_CLEAN)
+}

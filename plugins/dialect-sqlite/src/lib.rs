@@ -1,1 +1,72 @@
-//! txlab dialect plugin for SQLite, the embedded zero-setup default
+//! txlab dialect plugin for SQLite, the embedded zero-setup default.
+//!
+//! - `semantics`: the isolation level SQLite offers and what it means, with sources;
+//! - `literal` and `expr`: identifiers, literals, type names and expressions;
+//! - `render`: statements and table DDL;
+//! - `errors`: classification of SQLite result codes.
+
+mod errors;
+mod expr;
+mod literal;
+mod render;
+mod semantics;
+
+use serde::Deserialize;
+use txlab_plugin_api::prelude::*;
+
+/// The `sqlite` dialect. It is stateless: the host's driver owns the connections
+/// and configures WAL mode and busy handling itself.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SqliteDialect;
+
+/// The dialect has no options; unknown keys are rejected.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SqliteConfig {}
+
+impl DialectPlugin for SqliteDialect {
+    const NAME: &'static str = semantics::NAME;
+    const DESCRIPTION: &'static str =
+        "SQLite in WAL mode: serializable transactions, one writer at a time";
+    const DEFAULT_CONFIG: &'static str = "# The sqlite dialect has no options.\n";
+    type Config = SqliteConfig;
+
+    fn new(_config: SqliteConfig) -> Result<Self, PluginError> {
+        Ok(SqliteDialect)
+    }
+}
+
+impl Dialect for SqliteDialect {
+    fn info(&self) -> DialectInfo {
+        semantics::info()
+    }
+
+    fn create_table(&self, table: &Table) -> Result<Vec<String>, PluginError> {
+        render::create_table(table)
+    }
+
+    fn drop_table(&self, table: &Table) -> Result<String, PluginError> {
+        render::drop_table(table)
+    }
+
+    fn render(&self, statement: &Statement, ctx: &RenderContext<'_>) -> Result<String, PluginError> {
+        render::statement(statement, ctx)
+    }
+
+    /// Nothing to set per session, but a level SQLite lacks is refused here too, so
+    /// that an autocommit transaction (which has no BEGIN) cannot claim it.
+    fn session_setup(&self, level: IsolationLevel) -> Result<Vec<String>, PluginError> {
+        semantics::check_level(level)?;
+        Ok(Vec::new())
+    }
+
+    fn classify_error(&self, error: &RawDbError) -> DbError {
+        errors::classify(error)
+    }
+}
+
+export_plugin! {
+    dialects: [SqliteDialect],
+    generators: [],
+    oracles: [],
+}

@@ -1,0 +1,382 @@
+//! The pipeline file: which dialect, generator and oracles to wire, and how to run.
+//!
+//! Every error names the file, the line and the key. Plugin tables (`config`) are
+//! passed on as JSON for the plugin to parse with its own rules; their errors come
+//! back prefixed with the table's TOML path and line.
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use toml::Spanned;
+use txlab_plugin_api::ir::IsolationLevel;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pipeline {
+    #[serde(default)]
+    pub run: RunSection,
+    #[serde(default)]
+    pub plugins: PluginsSection,
+    pub target: TargetSection,
+    #[serde(default)]
+    pub executor: ExecutorSection,
+    pub generator: PluginRef,
+    #[serde(rename = "oracle")]
+    pub oracles: Vec<PluginRef>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunSection {
+    /// Cases to run when neither `--cases` nor `--duration` is given.
+    pub cases: Option<u64>,
+    /// Run for this long instead ("10m", "1h 30m").
+    pub duration: Option<HumanDuration>,
+    /// The run seed; a random one is drawn (and printed) when absent.
+    pub seed: Option<u64>,
+    /// Parallel workers, each with its own database.
+    pub workers: usize,
+    /// Where findings go; relative to the working directory.
+    pub out: PathBuf,
+    /// Stop after this many cases in a row failed with a tool error.
+    pub max_consecutive_errors: u64,
+}
+
+impl Default for RunSection {
+    fn default() -> Self {
+        RunSection {
+            cases: None,
+            duration: None,
+            seed: None,
+            workers: 1,
+            out: PathBuf::from("findings"),
+            max_consecutive_errors: 20,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PluginsSection {
+    /// Directories searched for plugin libraries, relative to the pipeline file.
+    pub dirs: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetSection {
+    /// Name of the dialect plugin entry.
+    pub dialect: Spanned<String>,
+    /// Isolation levels to test; all the dialect offers when absent.
+    #[serde(default)]
+    pub isolation: Option<Spanned<Vec<IsolationLevel>>>,
+    /// Where the embedded SQLite target keeps its database files; a temporary
+    /// directory that is removed after the run when absent.
+    #[serde(default)]
+    pub path: Option<PathBuf>,
+    /// The dialect plugin's own options.
+    #[serde(default)]
+    pub config: Option<Spanned<toml::Table>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginRef {
+    pub plugin: Spanned<String>,
+    #[serde(default)]
+    pub config: Option<Spanned<toml::Table>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ExecutorSection {
+    pub probe_interval: HumanDuration,
+    pub block_timeout: HumanDuration,
+    pub settle_timeout: HumanDuration,
+    pub stall_timeout: HumanDuration,
+    /// Server-side limit on one statement's running time.
+    pub statement_timeout: HumanDuration,
+    /// How long a statement may wait for a lock before the DBMS gives up.
+    pub lock_wait_timeout: HumanDuration,
+}
+
+impl Default for ExecutorSection {
+    fn default() -> Self {
+        let d = crate::executor::ExecutorSettings::default();
+        ExecutorSection {
+            probe_interval: HumanDuration(d.probe_interval),
+            block_timeout: HumanDuration(d.block_timeout),
+            settle_timeout: HumanDuration(d.settle_timeout),
+            stall_timeout: HumanDuration(d.stall_timeout),
+            statement_timeout: HumanDuration(Duration::from_secs(5)),
+            lock_wait_timeout: HumanDuration(Duration::from_secs(8)),
+        }
+    }
+}
+
+/// A duration written the human way: "500ms", "10s", "1h 30m".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HumanDuration(pub Duration);
+
+impl<'de> Deserialize<'de> for HumanDuration {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        humantime::parse_duration(&s)
+            .map(HumanDuration)
+            .map_err(|e| serde::de::Error::custom(format!("`{s}` is not a duration ({e}); write e.g. \"500ms\", \"10s\", \"5m\"")))
+    }
+}
+
+/// A configuration problem, located in the file.
+#[derive(Debug, thiserror::Error)]
+#[error("{}{}: {message}", file.display(), location.map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default())]
+pub struct ConfigError {
+    pub file: PathBuf,
+    /// 1-based line and column, when known.
+    pub location: Option<(usize, usize)>,
+    pub message: String,
+}
+
+/// A pipeline together with where it came from.
+#[derive(Debug, Clone)]
+pub struct LoadedPipeline {
+    pub path: PathBuf,
+    pub source: String,
+    pub pipeline: Pipeline,
+}
+
+impl LoadedPipeline {
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let source = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: path.to_path_buf(),
+            location: None,
+            message: format!("cannot read the pipeline: {e}"),
+        })?;
+        Self::parse(path, source)
+    }
+
+    pub fn parse(path: &Path, source: String) -> Result<Self, ConfigError> {
+        let de = toml::Deserializer::new(&source);
+        let pipeline: Pipeline = serde_path_to_error::deserialize(de).map_err(|e| {
+            let key = clean_key_path(&e.path().to_string());
+            let inner = e.into_inner();
+            let location = inner.span().map(|s| line_col(&source, s.start));
+            let message = inner.message().trim().to_string();
+            ConfigError {
+                file: path.to_path_buf(),
+                location,
+                message: if key == "." || key.is_empty() {
+                    message
+                } else {
+                    format!("`{key}`: {message}")
+                },
+            }
+        })?;
+        let loaded = LoadedPipeline {
+            path: path.to_path_buf(),
+            source,
+            pipeline,
+        };
+        loaded.validate()?;
+        Ok(loaded)
+    }
+
+    fn error_at(&self, span: Option<std::ops::Range<usize>>, message: String) -> ConfigError {
+        ConfigError {
+            file: self.path.clone(),
+            location: span.map(|s| line_col(&self.source, s.start)),
+            message,
+        }
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        let p = &self.pipeline;
+        if p.oracles.is_empty() {
+            return Err(self.error_at(
+                None,
+                "the pipeline needs at least one [[oracle]] table".into(),
+            ));
+        }
+        if p.run.workers == 0 {
+            return Err(self.error_at(None, "`run.workers` must be at least 1".into()));
+        }
+        if let Some(levels) = &p.target.isolation {
+            if levels.get_ref().is_empty() {
+                return Err(self.error_at(
+                    Some(levels.span()),
+                    "`target.isolation` lists no level; leave it out to test every level the dialect offers".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Plugin directories from the pipeline, resolved against its directory.
+    pub fn plugin_dirs(&self) -> Vec<PathBuf> {
+        let base = self.path.parent().unwrap_or(Path::new("."));
+        self.pipeline
+            .plugins
+            .dirs
+            .iter()
+            .map(|d| if d.is_absolute() { d.clone() } else { base.join(d) })
+            .collect()
+    }
+
+    /// A plugin table as JSON, plus a function that locates the plugin's own
+    /// complaints about it ("generator.config: max: …" at the table's line).
+    pub fn plugin_config(
+        &self,
+        table_path: &str,
+        config: &Option<Spanned<toml::Table>>,
+    ) -> PluginConfig {
+        let (json, line) = match config {
+            Some(t) => (
+                toml_to_json(&toml::Value::Table(t.get_ref().clone())).to_string(),
+                Some(line_col(&self.source, t.span().start)),
+            ),
+            None => ("{}".to_string(), None),
+        };
+        PluginConfig {
+            json,
+            table_path: table_path.to_string(),
+            file: self.path.clone(),
+            location: line,
+        }
+    }
+
+    /// Locates a plugin-name key (for "unknown plugin" errors).
+    pub fn locate(&self, s: &Spanned<String>) -> ConfigError {
+        self.error_at(Some(s.span()), String::new())
+    }
+}
+
+/// A plugin's configuration on its way to the plugin.
+#[derive(Debug, Clone)]
+pub struct PluginConfig {
+    pub json: String,
+    /// "generator.config", "oracle[0].config", "target.config".
+    pub table_path: String,
+    file: PathBuf,
+    location: Option<(usize, usize)>,
+}
+
+impl PluginConfig {
+    /// Wraps the plugin's own error message with where its table is.
+    pub fn error(&self, message: &str) -> ConfigError {
+        ConfigError {
+            file: self.file.clone(),
+            location: self.location,
+            message: format!("`{}`: {message}", self.table_path),
+        }
+    }
+}
+
+/// `toml::Spanned` deserialises through a private field whose name would leak
+/// into key paths ("target.isolation.$__serde_spanned_private_value[0]").
+fn clean_key_path(path: &str) -> String {
+    path.replace(".$__serde_spanned_private_value", "")
+}
+
+fn line_col(source: &str, offset: usize) -> (usize, usize) {
+    let before = &source[..offset.min(source.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rfind('\n').map(|i| offset - i).unwrap_or(offset + 1);
+    (line, col)
+}
+
+/// TOML to JSON for plugins. Datetimes become strings: serde would otherwise turn
+/// them into a private wrapper object no plugin expects.
+pub fn toml_to_json(v: &toml::Value) -> serde_json::Value {
+    use serde_json::Value as J;
+    match v {
+        toml::Value::String(s) => J::String(s.clone()),
+        toml::Value::Integer(i) => J::from(*i),
+        toml::Value::Float(f) => serde_json::Number::from_f64(*f).map(J::Number).unwrap_or(J::Null),
+        toml::Value::Boolean(b) => J::Bool(*b),
+        toml::Value::Datetime(d) => J::String(d.to_string()),
+        toml::Value::Array(a) => J::Array(a.iter().map(toml_to_json).collect()),
+        toml::Value::Table(t) => J::Object(t.iter().map(|(k, v)| (k.clone(), toml_to_json(v))).collect()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+[run]
+cases = 10
+seed = 7
+
+[target]
+dialect = "sqlite"
+
+[generator]
+plugin = "random"
+[generator.config]
+transactions = [2, 3]
+
+[[oracle]]
+plugin = "wss"
+"#;
+
+    fn parse(src: &str) -> Result<LoadedPipeline, ConfigError> {
+        LoadedPipeline::parse(Path::new("p.toml"), src.to_string())
+    }
+
+    #[test]
+    fn a_good_pipeline_parses() {
+        let p = parse(GOOD).unwrap();
+        assert_eq!(p.pipeline.run.cases, Some(10));
+        assert_eq!(p.pipeline.target.dialect.get_ref(), "sqlite");
+        assert_eq!(p.pipeline.oracles.len(), 1);
+        let c = p.plugin_config("generator.config", &p.pipeline.generator.config);
+        assert_eq!(c.json, r#"{"transactions":[2,3]}"#);
+        assert_eq!(c.error("boom").to_string(), "p.toml:11:1: `generator.config`: boom");
+    }
+
+    #[test]
+    fn an_unknown_key_names_file_line_and_key() {
+        let src = GOOD.replace("seed = 7", "seed = 7\nworkerz = 2");
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(e.starts_with("p.toml:5:1: `run.workerz`: unknown field `workerz`"), "{e}");
+    }
+
+    #[test]
+    fn a_wrong_type_names_file_line_and_key() {
+        let src = GOOD.replace("cases = 10", "cases = \"ten\"");
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(e.starts_with("p.toml:3:9: `run.cases`: invalid type: string \"ten\""), "{e}");
+    }
+
+    #[test]
+    fn malformed_toml_names_the_line() {
+        let src = GOOD.replace("[target]", "[target");
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(e.starts_with("p.toml:6:"), "{e}");
+    }
+
+    #[test]
+    fn a_bad_duration_and_a_bad_level_are_explained() {
+        let src = GOOD.replace("seed = 7", "seed = 7\nduration = \"soon\"");
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(e.contains("`run.duration`") && e.contains("is not a duration"), "{e}");
+        let src = GOOD.replace("dialect = \"sqlite\"", "dialect = \"sqlite\"\nisolation = [\"snapshot-ish\"]");
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(e.contains("`target.isolation[0]`") && e.contains("unknown variant"), "{e}");
+    }
+
+    #[test]
+    fn missing_oracles_are_rejected() {
+        let src = GOOD.replace("[[oracle]]\nplugin = \"wss\"\n", "");
+        let e = parse(&src).unwrap_err().to_string();
+        assert!(e.contains("oracle"), "{e}");
+    }
+
+    #[test]
+    fn toml_datetimes_reach_plugins_as_strings() {
+        let v: toml::Table = toml::from_str("at = 1979-05-27T07:32:00Z").unwrap();
+        let j = toml_to_json(&toml::Value::Table(v));
+        assert_eq!(j.to_string(), r#"{"at":"1979-05-27T07:32:00Z"}"#);
+    }
+}

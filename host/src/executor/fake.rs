@@ -1,0 +1,206 @@
+//! A fake DBMS with row locks, for testing the executor's bookkeeping without a
+//! server. Statements are tiny commands: `BEGIN`, `COMMIT`, `ROLLBACK`,
+//! `W <key>` (write: exclusive lock on key), `R` (read, returns one row),
+//! `FAIL <code>` (an error with that vendor code). Lock grants happen under one
+//! mutex when the holder releases, so the monitor's answers are always current.
+
+use crate::driver::{DriverError, Monitor, QueryResult, Session, SessionKey};
+use crate::executor::ErrorClassifier;
+use async_trait::async_trait;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::Notify;
+use txlab_plugin_api::host::CallError;
+use txlab_plugin_api::ir::*;
+
+#[derive(Default)]
+struct State {
+    /// key → holder session
+    locks: HashMap<String, u64>,
+    /// session → key it waits for
+    waiting: HashMap<u64, String>,
+    cancelled: Vec<u64>,
+    /// Sessions whose connection "breaks" at their next statement.
+    broken: Vec<u64>,
+}
+
+#[derive(Clone)]
+pub struct FakeDb {
+    state: Arc<Mutex<State>>,
+    notify: Arc<Notify>,
+    /// Report deadlocks (like InnoDB) or let them hang (to test stalls).
+    pub detect_deadlocks: bool,
+    /// Whether the monitor can tell lock waits at all.
+    pub probe_works: bool,
+}
+
+impl FakeDb {
+    pub fn new() -> Self {
+        FakeDb {
+            state: Arc::default(),
+            notify: Arc::new(Notify::new()),
+            detect_deadlocks: true,
+            probe_works: true,
+        }
+    }
+
+    pub fn sessions(&self, n: usize) -> Vec<Box<dyn Session>> {
+        (0..n)
+            .map(|i| {
+                Box::new(FakeSession {
+                    id: i as u64 + 1,
+                    db: self.clone(),
+                }) as Box<dyn Session>
+            })
+            .collect()
+    }
+
+    pub fn break_session(&self, id: u64) {
+        self.state.lock().unwrap().broken.push(id);
+    }
+
+    pub fn monitor(&self) -> FakeMonitor {
+        FakeMonitor { db: self.clone() }
+    }
+
+    fn release(&self, session: u64) {
+        let mut st = self.state.lock().unwrap();
+        st.locks.retain(|_, holder| *holder != session);
+        // Grant freed keys to waiters right away, in session order.
+        let mut waiters: Vec<(u64, String)> = st.waiting.iter().map(|(s, k)| (*s, k.clone())).collect();
+        waiters.sort();
+        for (s, k) in waiters {
+            if !st.locks.contains_key(&k) {
+                st.locks.insert(k, s);
+                st.waiting.remove(&s);
+            }
+        }
+        drop(st);
+        self.notify.notify_waiters();
+    }
+}
+
+pub struct FakeSession {
+    id: u64,
+    db: FakeDb,
+}
+
+fn error(code: i64, message: &str) -> RawDbError {
+    RawDbError {
+        code: Some(code),
+        message: message.into(),
+        connection_lost: code == 2013,
+        ..RawDbError::default()
+    }
+}
+
+#[async_trait]
+impl Session for FakeSession {
+    fn key(&self) -> SessionKey {
+        SessionKey { id: self.id, local: None }
+    }
+
+    async fn execute(&mut self, sql: &str) -> Result<QueryResult, RawDbError> {
+        if self.db.state.lock().unwrap().broken.contains(&self.id) {
+            return Err(error(2013, "Lost connection to server during query"));
+        }
+        let mut words = sql.split_whitespace();
+        match (words.next(), words.next()) {
+            (Some("BEGIN"), _) => Ok(QueryResult::default()),
+            (Some("COMMIT" | "ROLLBACK"), _) => {
+                self.db.release(self.id);
+                Ok(QueryResult::default())
+            }
+            (Some("R"), _) => Ok(QueryResult {
+                returns_rows: true,
+                columns: vec!["v".into()],
+                rows: vec![vec![Value::Int(1)]],
+                affected: 0,
+            }),
+            (Some("FAIL"), Some(code)) => Err(error(code.parse().unwrap(), "injected")),
+            (Some("W"), Some(key)) => {
+                {
+                    let mut st = self.db.state.lock().unwrap();
+                    st.cancelled.retain(|s| *s != self.id);
+                    match st.locks.get(key).copied() {
+                        None => {
+                            st.locks.insert(key.to_string(), self.id);
+                            return Ok(QueryResult { affected: 1, ..QueryResult::default() });
+                        }
+                        Some(holder) if holder == self.id => {
+                            return Ok(QueryResult { affected: 1, ..QueryResult::default() })
+                        }
+                        Some(holder) => {
+                            let cycle = st
+                                .waiting
+                                .get(&holder)
+                                .and_then(|k| st.locks.get(k))
+                                .is_some_and(|h| *h == self.id);
+                            if cycle && self.db.detect_deadlocks {
+                                return Err(error(1213, "Deadlock found when trying to get lock"));
+                            }
+                            st.waiting.insert(self.id, key.to_string());
+                        }
+                    }
+                }
+                loop {
+                    let notified = self.db.notify.notified();
+                    {
+                        let mut st = self.db.state.lock().unwrap();
+                        if st.locks.get(key) == Some(&self.id) {
+                            return Ok(QueryResult { affected: 1, ..QueryResult::default() });
+                        }
+                        if st.cancelled.contains(&self.id) {
+                            st.waiting.remove(&self.id);
+                            return Err(error(1317, "Query execution was interrupted"));
+                        }
+                    }
+                    notified.await;
+                }
+            }
+            _ => Err(error(1064, "syntax error")),
+        }
+    }
+}
+
+pub struct FakeMonitor {
+    db: FakeDb,
+}
+
+#[async_trait]
+impl Monitor for FakeMonitor {
+    async fn is_waiting(&self, session: &SessionKey) -> Result<Option<bool>, DriverError> {
+        if !self.db.probe_works {
+            return Ok(None);
+        }
+        Ok(Some(self.db.state.lock().unwrap().waiting.contains_key(&session.id)))
+    }
+
+    async fn cancel(&self, session: &SessionKey) -> Result<(), DriverError> {
+        self.db.state.lock().unwrap().cancelled.push(session.id);
+        self.db.notify.notify_waiters();
+        Ok(())
+    }
+}
+
+/// MySQL-like classification of the fake's codes.
+pub struct FakeClassifier;
+
+impl ErrorClassifier for FakeClassifier {
+    fn classify(&self, raw: &RawDbError) -> Result<DbError, CallError> {
+        let (class, scope) = match raw.code {
+            Some(1213) => (ErrorClass::Deadlock, ErrorScope::Transaction),
+            Some(1062) => (ErrorClass::Constraint, ErrorScope::Statement),
+            Some(1317) => (ErrorClass::StatementTimeout, ErrorScope::Statement),
+            Some(2013) => (ErrorClass::ConnectionLost, ErrorScope::Connection),
+            _ => (ErrorClass::Other, ErrorScope::Statement),
+        };
+        Ok(DbError {
+            class,
+            scope,
+            code: raw.code,
+            sqlstate: None,
+            message: raw.message.clone(),
+        })
+    }
+}

@@ -1,0 +1,234 @@
+//! The executor's blocking, resume and abort bookkeeping against the fake DBMS.
+
+use super::fake::{FakeClassifier, FakeDb};
+use super::*;
+
+fn ir(sql: &str) -> Statement {
+    match sql.split_whitespace().next() {
+        Some("BEGIN") => Statement::Begin,
+        Some("COMMIT") => Statement::Commit,
+        Some("ROLLBACK") => Statement::Rollback,
+        Some("R") => Statement::Select(Select {
+            table: "t".into(),
+            projection: Projection::All,
+            filter: None,
+            order_by: vec![],
+            lock: RowLock::None,
+        }),
+        _ => Statement::Update(Update {
+            table: "t".into(),
+            assignments: vec![],
+            filter: None,
+        }),
+    }
+}
+
+/// A case whose transactions are lists of fake commands, run in `order`
+/// (1-based transaction numbers, WriteCheck style: "1-2-2-1" takes each
+/// transaction's next statement).
+fn case(txns: &[&[&str]], order: &[usize]) -> (TestCase, RenderedCase) {
+    let mut next = vec![0usize; txns.len()];
+    let submitted_order = order
+        .iter()
+        .map(|&t| {
+            let at = StatementRef::new(t - 1, next[t - 1]);
+            next[t - 1] += 1;
+            at
+        })
+        .collect();
+    let case = TestCase {
+        seed: 1,
+        generator: "test".into(),
+        schema: Schema::default(),
+        initial_rows: vec![],
+        transactions: txns
+            .iter()
+            .map(|t| Transaction {
+                isolation: IsolationLevel::RepeatableRead,
+                kind: TxnKind::Explicit,
+                statements: t.iter().map(|s| ir(s)).collect(),
+            })
+            .collect(),
+        submitted_order,
+    };
+    case.validate().expect("test cases are valid");
+    let rendered = RenderedCase {
+        transactions: txns
+            .iter()
+            .map(|t| RenderedTransaction {
+                session_setup: vec![],
+                statements: t.iter().map(|s| s.to_string()).collect(),
+            })
+            .collect(),
+        ..RenderedCase::default()
+    };
+    (case, rendered)
+}
+
+fn settings() -> ExecutorSettings {
+    ExecutorSettings {
+        probe_interval: Duration::from_millis(1),
+        block_timeout: Duration::from_millis(30),
+        settle_timeout: Duration::from_millis(30),
+        stall_timeout: Duration::from_millis(100),
+        reply_timeout: Duration::from_secs(2),
+    }
+}
+
+async fn run(db: &FakeDb, txns: &[&[&str]], order: &[usize]) -> (History, ReturnedSessions) {
+    let (case, rendered) = case(txns, order);
+    let monitor = db.monitor();
+    let exec = ScheduleExecutor {
+        settings: settings(),
+        monitor: &monitor,
+        classifier: &FakeClassifier,
+    };
+    let (history, sessions) = exec.run(&case, &rendered, db.sessions(txns.len())).await;
+    (history.expect("the run works"), sessions)
+}
+
+fn r(txn: usize, stmt: usize) -> StatementRef {
+    StatementRef::new(txn - 1, stmt - 1)
+}
+
+fn order(h: &History) -> Vec<String> {
+    h.completion_order.iter().map(ToString::to_string).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dirty_write_blocks_and_resumes_after_commit() {
+    let db = FakeDb::new();
+    let (h, sessions) = run(
+        &db,
+        &[&["BEGIN", "W a", "COMMIT"], &["BEGIN", "W a", "COMMIT"]],
+        &[1, 1, 2, 2, 1, 2],
+    )
+    .await;
+    assert_eq!(order(&h), ["T1.1", "T1.2", "T2.1", "T1.3", "T2.2", "T2.3"]);
+    let blocked = h.record(r(2, 2)).unwrap().blocked.clone().expect("T2.2 blocked");
+    assert_eq!(blocked.evidence, BlockEvidence::Probe);
+    assert_eq!(blocked.resumed_after, Some(r(1, 3)));
+    assert!(h.record(r(1, 2)).unwrap().blocked.is_none());
+    assert_eq!(h.transactions[0].end, TxnEnd::Committed);
+    assert_eq!(h.transactions[1].end, TxnEnd::Committed);
+    assert!(h.transactions[0].ended_us < h.transactions[1].ended_us);
+    assert_eq!(h.end_order(), vec![0, 1]);
+    assert!(h.unobserved.is_empty(), "{:?}", h.unobserved);
+    assert_eq!(sessions.iter().filter(|s| s.is_some()).count(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blocked_transactions_later_statements_wait_while_others_go_on() {
+    let db = FakeDb::new();
+    // Submitted order puts T2's COMMIT before T1's; T2 is blocked then, so T1
+    // goes first and T2's COMMIT follows its resumed write.
+    let (h, _) = run(
+        &db,
+        &[&["BEGIN", "W a", "R", "COMMIT"], &["BEGIN", "W a", "COMMIT"]],
+        &[1, 1, 2, 2, 2, 1, 1],
+    )
+    .await;
+    assert_eq!(order(&h), ["T1.1", "T1.2", "T2.1", "T1.3", "T1.4", "T2.2", "T2.3"]);
+    assert!(matches!(h.record(r(1, 3)).unwrap().outcome, Outcome::Rows { .. }));
+    assert_eq!(h.record(r(2, 2)).unwrap().outcome, Outcome::Affected { rows: 1 });
+    assert_eq!(h.end_order(), vec![0, 1]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadlock_makes_exactly_one_victim_whose_rest_is_not_sent() {
+    let db = FakeDb::new();
+    let (h, sessions) = run(
+        &db,
+        &[&["BEGIN", "W a", "W b", "COMMIT"], &["BEGIN", "W b", "W a", "COMMIT"]],
+        &[1, 2, 1, 2, 1, 2, 1, 2],
+    )
+    .await;
+    // T1.3 waits for T2's lock on b; T2.3 closes the cycle and is the victim; its
+    // abort (and the executor's ROLLBACK) lets T1.3 resume.
+    assert_eq!(order(&h), ["T1.1", "T2.1", "T1.2", "T2.2", "T2.3", "T1.3", "T1.4"]);
+    let victim = h.record(r(2, 3)).unwrap();
+    assert_eq!(victim.outcome.error().map(|e| e.class), Some(ErrorClass::Deadlock));
+    assert_eq!(h.transactions[1].end, TxnEnd::Aborted { by: r(2, 3), class: ErrorClass::Deadlock });
+    assert_eq!(h.record(r(2, 4)).unwrap().outcome, Outcome::NotSubmitted);
+    assert_eq!(h.transactions[0].end, TxnEnd::Committed);
+    assert_eq!(h.record(r(1, 3)).unwrap().blocked.as_ref().unwrap().resumed_after, Some(r(2, 3)));
+    assert_eq!(h.end_order(), vec![1, 0]);
+    assert!(h.unobserved.is_empty(), "{:?}", h.unobserved);
+    assert_eq!(sessions.iter().filter(|s| s.is_some()).count(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_statement_error_keeps_the_transaction_and_a_rollback_ends_it() {
+    let db = FakeDb::new();
+    let (h, _) = run(
+        &db,
+        &[&["BEGIN", "FAIL 1062", "W a", "ROLLBACK"], &["BEGIN", "W a", "COMMIT"]],
+        &[1, 1, 1, 2, 2, 1, 2],
+    )
+    .await;
+    assert_eq!(h.record(r(1, 2)).unwrap().outcome.error().unwrap().class, ErrorClass::Constraint);
+    assert_eq!(h.transactions[0].end, TxnEnd::RolledBack);
+    assert_eq!(h.transactions[1].end, TxnEnd::Committed);
+    // T2's write waited for T1's ROLLBACK.
+    assert_eq!(h.record(r(2, 2)).unwrap().blocked.as_ref().unwrap().resumed_after, Some(r(1, 4)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_undetected_deadlock_is_a_stall_and_the_case_is_wound_down() {
+    let mut db = FakeDb::new();
+    db.detect_deadlocks = false;
+    let (h, sessions) = run(
+        &db,
+        &[&["BEGIN", "W a", "W b", "COMMIT"], &["BEGIN", "W b", "W a", "COMMIT"]],
+        &[1, 2, 1, 2, 1, 2, 1, 2],
+    )
+    .await;
+    assert!(h.unobserved.iter().any(|n| n.starts_with("stall: T1.3, T2.3")), "{:?}", h.unobserved);
+    assert_eq!(h.transactions[0].end, TxnEnd::Unfinished);
+    assert_eq!(h.transactions[1].end, TxnEnd::Unfinished);
+    // The cancelled waits came back and the sessions are reusable.
+    assert!(h.record(r(1, 3)).unwrap().outcome.error().is_some());
+    assert_eq!(sessions.iter().filter(|s| s.is_some()).count(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_working_probe_a_block_is_assumed_by_timeout_and_noted() {
+    let mut db = FakeDb::new();
+    db.probe_works = false;
+    let (h, _) = run(
+        &db,
+        &[&["BEGIN", "W a", "COMMIT"], &["BEGIN", "W a", "COMMIT"]],
+        &[1, 1, 2, 2, 1, 2],
+    )
+    .await;
+    let b = h.record(r(2, 2)).unwrap().blocked.clone().unwrap();
+    assert_eq!(b.evidence, BlockEvidence::Timeout);
+    assert!(h.unobserved.iter().any(|n| n.contains("T2.2 gave no reply")), "{:?}", h.unobserved);
+    assert_eq!(h.transactions[1].end, TxnEnd::Committed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_connection_is_recorded_as_such() {
+    let db = FakeDb::new();
+    db.break_session(2);
+    let (h, _) = run(&db, &[&["BEGIN", "W a", "COMMIT"], &["BEGIN", "W b", "COMMIT"]], &[1, 2, 1, 2, 1, 2]).await;
+    assert_eq!(h.record(r(2, 1)).unwrap().outcome.error().unwrap().class, ErrorClass::ConnectionLost);
+    assert_eq!(h.transactions[1].end, TxnEnd::Unfinished);
+    assert!(h.unobserved.iter().any(|n| n.contains("T2.1 lost its connection")), "{:?}", h.unobserved);
+    assert_eq!(h.transactions[0].end, TxnEnd::Committed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn too_few_sessions_is_an_error_not_a_hang() {
+    let db = FakeDb::new();
+    let (case, rendered) = case(&[&["BEGIN", "COMMIT"], &["BEGIN", "COMMIT"]], &[1, 2, 1, 2]);
+    let monitor = db.monitor();
+    let exec = ScheduleExecutor {
+        settings: settings(),
+        monitor: &monitor,
+        classifier: &FakeClassifier,
+    };
+    let (h, sessions) = exec.run(&case, &rendered, db.sessions(1)).await;
+    assert!(matches!(h, Err(ExecError::NotEnoughSessions { needed: 2, given: 1 })));
+    assert_eq!(sessions.len(), 1);
+}

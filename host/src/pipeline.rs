@@ -1,0 +1,558 @@
+//! Wires a pipeline: resolves and builds its plugins, then runs cases on workers
+//! and writes findings.
+
+use crate::config::{ConfigError, LoadedPipeline, PluginConfig};
+use crate::driver::Timeouts;
+use crate::executor::{ExecutorSettings, ScheduleExecutor};
+use crate::findings::{write_finding, FindingInput};
+use crate::registry::{NotFound, Registered, Registry};
+use crate::target::{open_driver, sqlite_dir, CaseDb, ScratchDb, TargetError, TargetLocation};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+use txlab_plugin_api::host::{CallError, DialectHandle, GeneratorHandle, OracleHandle};
+use txlab_plugin_api::ir::*;
+use txlab_plugin_api::sdk::ErrorKind;
+use txlab_plugin_api::PluginKind;
+
+/// Problems found before any case runs.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Plugin(#[from] CallError),
+    #[error("cannot write findings to {}: {reason}", path.display())]
+    Output { path: PathBuf, reason: String },
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// The pipeline's plugins, resolved and configured, but not yet instantiated per worker.
+pub struct Resolved<'a> {
+    pub pipeline: &'a LoadedPipeline,
+    pub dialect: Arc<DialectHandle>,
+    pub info: DialectInfo,
+    pub levels: Vec<IsolationLevel>,
+    generator: (&'a Registered, PluginConfig),
+    oracles: Vec<(&'a Registered, PluginConfig)>,
+}
+
+fn not_found(pipeline: &LoadedPipeline, key: &toml::Spanned<String>, what: &str, e: NotFound) -> SetupError {
+    let mut c = pipeline.locate(key);
+    c.message = format!("`{what}`: {e}");
+    SetupError::Config(c)
+}
+
+/// A plugin's complaint about its configuration points at its TOML table.
+fn plugin_error(config: &PluginConfig, e: CallError) -> SetupError {
+    if e.kind == ErrorKind::INVALID_CONFIG {
+        SetupError::Config(config.error(&format!("{}: {}", e.plugin, e.message)))
+    } else {
+        SetupError::Plugin(e)
+    }
+}
+
+impl<'a> Resolved<'a> {
+    pub fn resolve(pipeline: &'a LoadedPipeline, registry: &'a Registry) -> Result<Self, SetupError> {
+        let p = &pipeline.pipeline;
+        let d = registry
+            .get(PluginKind::DIALECT, p.target.dialect.get_ref())
+            .map_err(|e| not_found(pipeline, &p.target.dialect, "target.dialect", e))?;
+        let d_config = pipeline.plugin_config("target.config", &p.target.config);
+        let dialect = d
+            .library
+            .new_dialect(&d.entry.name, &d_config.json)
+            .map_err(|e| plugin_error(&d_config, e))?;
+        let info = dialect.info()?;
+        let levels = match &p.target.isolation {
+            None => info.levels.iter().map(|l| l.level).collect(),
+            Some(wanted) => {
+                let offered: Vec<String> = info.levels.iter().map(|l| l.level.to_string()).collect();
+                for level in wanted.get_ref() {
+                    if !info.supports(*level) {
+                        let mut c = pipeline.locate(&toml::Spanned::new(wanted.span(), String::new()));
+                        c.message = format!(
+                            "`target.isolation`: dialect `{}` does not offer {level}; it offers {}",
+                            info.name,
+                            offered.join(", ")
+                        );
+                        return Err(c.into());
+                    }
+                }
+                wanted.get_ref().clone()
+            }
+        };
+        if levels.is_empty() {
+            return Err(SetupError::Other(format!("dialect `{}` declares no isolation level", info.name)));
+        }
+        let g = registry
+            .get(PluginKind::GENERATOR, p.generator.plugin.get_ref())
+            .map_err(|e| not_found(pipeline, &p.generator.plugin, "generator.plugin", e))?;
+        let g_config = pipeline.plugin_config("generator.config", &p.generator.config);
+        let mut oracles = Vec::new();
+        for (i, o) in p.oracles.iter().enumerate() {
+            let what = format!("oracle[{i}].plugin");
+            let r = registry
+                .get(PluginKind::ORACLE, o.plugin.get_ref())
+                .map_err(|e| not_found(pipeline, &o.plugin, &what, e))?;
+            oracles.push((r, pipeline.plugin_config(&format!("oracle[{i}].config"), &o.config)));
+        }
+        Ok(Resolved {
+            pipeline,
+            dialect: Arc::new(dialect),
+            info,
+            levels,
+            generator: (g, g_config),
+            oracles,
+        })
+    }
+
+    pub fn generator_name(&self) -> &str {
+        &self.generator.0.entry.name
+    }
+
+    pub fn oracle_names(&self) -> Vec<&str> {
+        self.oracles.iter().map(|(r, _)| r.entry.name.as_str()).collect()
+    }
+
+    pub fn new_generator(&self) -> Result<GeneratorHandle, SetupError> {
+        let (r, config) = &self.generator;
+        let ctx = GeneratorContext {
+            dialect: self.info.clone(),
+            levels: self.levels.clone(),
+        };
+        r.library
+            .new_generator(&r.entry.name, &config.json, &ctx)
+            .map_err(|e| plugin_error(config, e))
+    }
+
+    pub fn new_oracles(&self) -> Result<Vec<(String, OracleHandle)>, SetupError> {
+        let ctx = OracleContext {
+            dialect: self.info.clone(),
+        };
+        let mut out = Vec::new();
+        for (r, config) in &self.oracles {
+            let o = r
+                .library
+                .new_oracle(&r.entry.name, &config.json, &ctx)
+                .map_err(|e| plugin_error(config, e))?;
+            let req = o.requirements()?;
+            if !req.modes.contains(&ExecutorMode::Schedule) {
+                return Err(SetupError::Other(format!(
+                    "{} cannot check schedule runs, the only executor mode this pipeline uses",
+                    o.label()
+                )));
+            }
+            out.push((r.entry.name.clone(), o));
+        }
+        Ok(out)
+    }
+
+    /// Builds every plugin once, so that configuration errors surface now.
+    pub fn check(&self) -> Result<(), SetupError> {
+        self.new_generator()?;
+        self.new_oracles()?;
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub cases: Option<u64>,
+    pub duration: Option<Duration>,
+    pub seed: Option<u64>,
+    /// Run exactly this case index (to reproduce a finding).
+    pub single_case: Option<u64>,
+    pub out: Option<PathBuf>,
+}
+
+/// What a run did.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct RunSummary {
+    pub run_dir: PathBuf,
+    pub seed: u64,
+    pub cases: u64,
+    pub passed: u64,
+    /// Cases with at least one finding.
+    pub cases_with_findings: u64,
+    pub findings: u64,
+    /// Cases some oracle could not decide, by reason.
+    pub undecided: u64,
+    pub undecided_reasons: BTreeMap<String, u64>,
+    /// Cases that failed with a tool error (see errors.log).
+    pub errors: u64,
+    pub elapsed_secs: f64,
+    pub stopped_early: Option<String>,
+}
+
+enum Plan {
+    Cases(u64),
+    Until(Instant),
+    Single(u64),
+}
+
+impl Plan {
+    fn allows(&self, taken: u64) -> bool {
+        match self {
+            Plan::Cases(n) => taken < *n,
+            Plan::Until(t) => Instant::now() < *t,
+            Plan::Single(_) => taken == 0,
+        }
+    }
+
+    fn index(&self, taken: u64) -> u64 {
+        match self {
+            Plan::Single(i) => *i,
+            _ => taken,
+        }
+    }
+}
+
+struct Shared {
+    taken: AtomicU64,
+    stop: AtomicBool,
+    stop_reason: Mutex<Option<String>>,
+    summary: Mutex<RunSummary>,
+    consecutive_errors: AtomicU64,
+    max_consecutive_errors: u64,
+    errors_log: Mutex<std::fs::File>,
+    findings_dir: PathBuf,
+    progress: ProgressBar,
+}
+
+impl Shared {
+    fn stop(&self, reason: String) {
+        let mut r = self.stop_reason.lock().expect("lock");
+        if r.is_none() {
+            *r = Some(reason);
+        }
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    fn refresh(&self) {
+        let s = self.summary.lock().expect("lock");
+        self.progress.set_message(format!(
+            "findings {} | undecided {} | errors {}",
+            s.findings, s.undecided, s.errors
+        ));
+    }
+}
+
+fn run_dir_name(seed: u64) -> String {
+    let stamp = humantime::format_rfc3339_seconds(SystemTime::now())
+        .to_string()
+        .replace(':', "-");
+    format!("run-{stamp}-seed{seed}")
+}
+
+/// Creates the run directory and proves it is writable before any case runs.
+fn prepare_output(out: &Path, seed: u64) -> Result<PathBuf, SetupError> {
+    let fail = |path: &Path, e: std::io::Error| SetupError::Output {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    };
+    std::fs::create_dir_all(out).map_err(|e| fail(out, e))?;
+    let base = run_dir_name(seed);
+    let mut dir = out.join(&base);
+    let mut n = 2;
+    while dir.exists() {
+        dir = out.join(format!("{base}-{n}"));
+        n += 1;
+    }
+    std::fs::create_dir(&dir).map_err(|e| fail(&dir, e))?;
+    let probe = dir.join("errors.log");
+    std::fs::write(&probe, b"").map_err(|e| fail(&probe, e))?;
+    Ok(dir)
+}
+
+fn random_seed() -> u64 {
+    let t = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default();
+    txlab_plugin_api::ir::splitmix64(t.as_nanos() as u64 ^ u64::from(std::process::id()))
+}
+
+/// Runs the pipeline. Returns after the planned cases, the duration, or a stop.
+pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, SetupError> {
+    let p = &resolved.pipeline.pipeline;
+    let seed = options.seed.or(p.run.seed).unwrap_or_else(random_seed);
+    let plan = match (options.single_case, options.cases, options.duration) {
+        (Some(i), _, _) => Plan::Single(i),
+        (None, Some(n), _) => Plan::Cases(n),
+        (None, None, Some(d)) => Plan::Until(Instant::now() + d),
+        (None, None, None) => match (p.run.cases, p.run.duration) {
+            (Some(n), _) => Plan::Cases(n),
+            (None, Some(d)) => Plan::Until(Instant::now() + d.0),
+            (None, None) => Plan::Cases(100),
+        },
+    };
+    let out = options.out.clone().unwrap_or_else(|| p.run.out.clone());
+    let run_dir = prepare_output(&out, seed)?;
+    let findings_dir = run_dir.join("findings");
+
+    // Every worker's plugins are built before the first case, so that a
+    // configuration error stops the run before anything happens.
+    let workers = match plan {
+        Plan::Single(_) => 1,
+        _ => p.run.workers,
+    };
+    let mut plugins = Vec::new();
+    for _ in 0..workers {
+        plugins.push((resolved.new_generator()?, resolved.new_oracles()?));
+    }
+
+    let (db_dir, _temp_guard) = sqlite_dir(p.target.path.as_deref()).map_err(|e| SetupError::Other(format!("cannot create the database directory: {e}")))?;
+    let location = TargetLocation::SqliteDir(db_dir);
+    let e = &p.executor;
+    let timeouts = Timeouts {
+        statement: e.statement_timeout.0,
+        lock_wait: e.lock_wait_timeout.0,
+    };
+    let settings = ExecutorSettings {
+        probe_interval: e.probe_interval.0,
+        block_timeout: e.block_timeout.0,
+        settle_timeout: e.settle_timeout.0,
+        stall_timeout: e.stall_timeout.0,
+        reply_timeout: e.statement_timeout.0 + e.lock_wait_timeout.0 + Duration::from_secs(2),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| SetupError::Other(format!("cannot start the async runtime: {e}")))?;
+
+    let progress = match plan {
+        Plan::Cases(n) => ProgressBar::new(n),
+        Plan::Single(_) => ProgressBar::new(1),
+        Plan::Until(_) => ProgressBar::new_spinner(),
+    };
+    progress.set_style(
+        ProgressStyle::with_template(
+            "{spinner:.green} {elapsed_precise} [{bar:30.cyan/blue}] {pos}/{len} cases ({per_sec}) {msg}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    progress.enable_steady_tick(Duration::from_millis(200));
+    let errors_log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(run_dir.join("errors.log"))
+        .map_err(|e| SetupError::Output {
+            path: run_dir.join("errors.log"),
+            reason: e.to_string(),
+        })?;
+    let shared = Arc::new(Shared {
+        taken: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        stop_reason: Mutex::new(None),
+        summary: Mutex::new(RunSummary {
+            run_dir: run_dir.clone(),
+            seed,
+            ..RunSummary::default()
+        }),
+        consecutive_errors: AtomicU64::new(0),
+        max_consecutive_errors: p.run.max_consecutive_errors.max(1),
+        errors_log: Mutex::new(errors_log),
+        findings_dir,
+        progress: progress.clone(),
+    });
+    shared.refresh();
+    let plan = Arc::new(plan);
+    let started = Instant::now();
+
+    std::thread::scope(|scope| -> Result<(), SetupError> {
+        let mut handles = Vec::new();
+        for (id, (generator, oracles)) in plugins.into_iter().enumerate() {
+            let case_driver = open_driver(&resolved.info, &location, &format!("worker{id}-case"), timeouts)?;
+            let scratch_driver = open_driver(&resolved.info, &location, &format!("worker{id}-scratch"), timeouts)?;
+            let case_db = runtime.block_on(CaseDb::open(case_driver))?;
+            let mut worker = Worker {
+                resolved,
+                runtime: runtime.handle().clone(),
+                settings,
+                generator,
+                oracles,
+                scratch: ScratchDb::new(runtime.handle().clone(), scratch_driver, resolved.dialect.clone()),
+                case_db,
+            };
+            let shared = shared.clone();
+            let plan = plan.clone();
+            handles.push(scope.spawn(move || worker.work(seed, &plan, &shared)));
+        }
+        for h in handles {
+            let _ = h.join();
+        }
+        Ok(())
+    })?;
+
+    progress.finish_and_clear();
+    let mut summary = std::mem::take(&mut *shared.summary.lock().expect("lock"));
+    summary.elapsed_secs = started.elapsed().as_secs_f64();
+    summary.stopped_early = shared.stop_reason.lock().expect("lock").take();
+    let json = serde_json::to_string_pretty(&summary).unwrap_or_default();
+    let _ = std::fs::write(run_dir.join("summary.json"), json);
+    Ok(summary)
+}
+
+struct Worker<'a> {
+    resolved: &'a Resolved<'a>,
+    runtime: tokio::runtime::Handle,
+    settings: ExecutorSettings,
+    generator: GeneratorHandle,
+    oracles: Vec<(String, OracleHandle)>,
+    scratch: ScratchDb,
+    case_db: CaseDb,
+}
+
+/// What one case came to.
+struct CaseResult {
+    findings: Vec<PathBuf>,
+    undecided: Vec<String>,
+}
+
+impl Worker<'_> {
+    fn work(&mut self, seed: u64, plan: &Plan, shared: &Shared) {
+        loop {
+            if shared.stop.load(Ordering::SeqCst) {
+                break;
+            }
+            let taken = shared.taken.fetch_add(1, Ordering::SeqCst);
+            if !plan.allows(taken) {
+                break;
+            }
+            let request = CaseRequest::new(seed, plan.index(taken));
+            let result = self.run_case(request, &shared.findings_dir);
+            {
+                let mut s = shared.summary.lock().expect("lock");
+                s.cases += 1;
+                match &result {
+                    Ok(r) => {
+                        shared.consecutive_errors.store(0, Ordering::SeqCst);
+                        if !r.findings.is_empty() {
+                            s.cases_with_findings += 1;
+                            s.findings += r.findings.len() as u64;
+                            for dir in &r.findings {
+                                shared.progress.println(format!("finding: {}", dir.display()));
+                            }
+                        } else if !r.undecided.is_empty() {
+                            s.undecided += 1;
+                            for reason in &r.undecided {
+                                *s.undecided_reasons.entry(reason_key(reason)).or_default() += 1;
+                            }
+                        } else {
+                            s.passed += 1;
+                        }
+                    }
+                    Err(e) => {
+                        s.errors += 1;
+                        let line = format!(
+                            "case {} (run seed {seed}, case seed {}): {e}\n",
+                            request.index, request.seed
+                        );
+                        tracing::warn!(target: "txlab::run", "{}", line.trim_end());
+                        let _ = shared.errors_log.lock().expect("lock").write_all(line.as_bytes());
+                        let n = shared.consecutive_errors.fetch_add(1, Ordering::SeqCst) + 1;
+                        if n >= shared.max_consecutive_errors {
+                            shared.stop(format!("{n} cases in a row failed; the last error: {e}"));
+                        }
+                    }
+                }
+            }
+            shared.progress.inc(1);
+            shared.refresh();
+        }
+    }
+
+    fn run_case(&mut self, request: CaseRequest, findings_dir: &Path) -> Result<CaseResult, String> {
+        let r = self.resolved;
+        let case = self.generator.next_case(request).map_err(|e| e.to_string())?;
+        case.validate()
+            .map_err(|e| format!("{} made an invalid case: {e}", self.generator.label()))?;
+        let mut prepared = case;
+        for (_, o) in &mut self.oracles {
+            prepared = o.prepare(&prepared).map_err(|e| e.to_string())?;
+            prepared
+                .validate()
+                .map_err(|e| format!("{}'s prepare made an invalid case: {e}", o.label()))?;
+        }
+        let rendered = r.dialect.render_case(&prepared).map_err(|e| e.to_string())?;
+        let history = self.execute(&prepared, &rendered)?;
+        let mut result = CaseResult {
+            findings: Vec::new(),
+            undecided: Vec::new(),
+        };
+        let input = CheckInput {
+            case: prepared,
+            history,
+        };
+        for (name, oracle) in &mut self.oracles {
+            let verdict = oracle.check(&input, &mut self.scratch);
+            self.scratch.end_check();
+            match verdict.map_err(|e| e.to_string())? {
+                Verdict::Pass => {}
+                Verdict::Undecided { reason } => result.undecided.push(format!("{name}: {reason}")),
+                Verdict::Finding(finding) => {
+                    let dir = write_finding(
+                        findings_dir,
+                        &FindingInput {
+                            oracle: name,
+                            dialect: &r.info,
+                            generator: r.generator_name(),
+                            pipeline: &r.pipeline.path,
+                            request,
+                            case: &input.case,
+                            rendered: &rendered,
+                            history: &input.history,
+                            finding: &finding,
+                        },
+                    )
+                    .map_err(|e| format!("cannot write a finding: {e}"))?;
+                    result.findings.push(dir);
+                }
+            }
+        }
+        Ok(result)
+    }
+
+    fn execute(&mut self, case: &TestCase, rendered: &RenderedCase) -> Result<History, String> {
+        let dialect = self.resolved.dialect.clone();
+        let settings = self.settings;
+        let db = &mut self.case_db;
+        self.runtime.block_on(async move {
+            db.prepare(&dialect, case, rendered).await.map_err(|e| e.to_string())?;
+            let sessions = db
+                .sessions(case.transactions.len())
+                .await
+                .map_err(|e| e.to_string())?;
+            let executor = ScheduleExecutor {
+                settings,
+                monitor: db.monitor.as_ref(),
+                classifier: dialect.as_ref(),
+            };
+            let (history, sessions) = executor.run(case, rendered, sessions).await;
+            db.give_back(sessions);
+            let mut history = history.map_err(|e| e.to_string())?;
+            history.final_state = Some(db.read_state(rendered).await.map_err(|e| e.to_string())?);
+            Ok(history)
+        })
+    }
+}
+
+/// Groups undecided reasons for the summary: the oracle and the first clause.
+fn reason_key(reason: &str) -> String {
+    let cut = reason
+        .char_indices()
+        .filter(|(_, c)| *c == ':' || *c == ';' || *c == '(')
+        .nth(1)
+        .map(|(i, _)| i)
+        .unwrap_or(reason.len());
+    let key: String = reason[..cut].chars().filter(|c| !c.is_ascii_digit()).collect();
+    key.trim().to_string()
+}

@@ -1,0 +1,98 @@
+//! What SQLite offers and what its one isolation level means, with the vendor pages
+//! each fact comes from.
+
+use txlab_plugin_api::prelude::*;
+
+pub const NAME: &str = "sqlite";
+
+const ISOLATION_DOC: &str = "https://www.sqlite.org/isolation.html";
+const WAL_DOC: &str = "https://www.sqlite.org/wal.html";
+const TRANSACTION_DOC: &str = "https://www.sqlite.org/lang_transaction.html";
+const BUSY_SNAPSHOT_DOC: &str = "https://www.sqlite.org/rescode.html#busy_snapshot";
+
+pub fn info() -> DialectInfo {
+    DialectInfo {
+        name: NAME.to_string(),
+        driver: "sqlite".to_string(),
+        levels: vec![serializable()],
+        features: features(),
+        // The host's driver runs with busy_timeout = 0 and retries SQLITE_BUSY itself,
+        // so it knows when a statement waits for the write lock.
+        lock_probe: LockProbe::Driver,
+    }
+}
+
+/// Fails for every level SQLite does not offer, naming it.
+pub fn check_level(level: IsolationLevel) -> Result<(), PluginError> {
+    if info().supports(level) {
+        Ok(())
+    } else {
+        Err(PluginError::unsupported(format!(
+            "SQLite offers only serializable transactions, not {level}"
+        )))
+    }
+}
+
+fn serializable() -> LevelSemantics {
+    LevelSemantics {
+        level: IsolationLevel::Serializable,
+        // lang_transaction.html: BEGIN DEFERRED starts no transaction on the database
+        // file; the first SELECT starts a read transaction. wal.html: a reader sees the
+        // database as of the start of its read transaction.
+        snapshot: SnapshotPoint::FirstRead,
+        // rescode.html#busy_snapshot: a connection whose read snapshot is not the
+        // latest version of the database cannot start a write transaction, so every
+        // write reads the latest snapshot or fails.
+        write_reads: WriteReads::Snapshot,
+        // wal.html: "there can only be one writer at a time"; rescode.html#busy_snapshot:
+        // a stale reader's write fails with SQLITE_BUSY_SNAPSHOT.
+        write_conflict: WriteConflict::SingleWriter,
+        // isolation.html: SQLite has no row-level locking at all.
+        semi_consistent_writes: false,
+        // isolation.html: writes are serialized by one database-wide lock, so any
+        // concurrent write, an insert into a scanned range included, conflicts.
+        predicate_conflicts: true,
+        notes: vec![
+            format!("Transactions are serializable; writes are serialized, one writer at a time ({ISOLATION_DOC})."),
+            format!("BEGIN is DEFERRED: no snapshot until the first read, which starts a read transaction; the first write upgrades it to a write transaction ({TRANSACTION_DOC})."),
+            format!("In WAL mode a read transaction sees the database as of its start, and readers and the one writer do not block each other ({WAL_DOC})."),
+            format!("A transaction whose snapshot is older than the latest commit cannot write: its write fails with SQLITE_BUSY_SNAPSHOT and it must roll back ({BUSY_SNAPSHOT_DOC})."),
+            "The host's driver runs SQLite in WAL mode with busy_timeout = 0 and retries SQLITE_BUSY, so a write that waits for the write lock is a blocked statement.".to_string(),
+        ],
+        references: vec![
+            ISOLATION_DOC.to_string(),
+            WAL_DOC.to_string(),
+            TRANSACTION_DOC.to_string(),
+            BUSY_SNAPSHOT_DOC.to_string(),
+        ],
+    }
+}
+
+fn features() -> Features {
+    Features {
+        // https://www.sqlite.org/lang_select.html has no locking clause.
+        select_for_update: false,
+        select_for_share: false,
+        // https://www.sqlite.org/lang_conflict.html: REPLACE deletes the rows that
+        // cause a PRIMARY KEY or UNIQUE violation, then inserts the new row.
+        replace: true,
+        // lang_conflict.html: IGNORE skips the row that violates a constraint.
+        insert_ignore: true,
+        column_types: vec![
+            ColumnType::Int,
+            ColumnType::BigInt,
+            ColumnType::Double,
+            // SQLite keeps NUMERIC values as INTEGER or REAL
+            // (https://www.sqlite.org/datatype3.html), so precision beyond 15
+            // significant digits is lost; 10 digits stay exact.
+            ColumnType::Decimal {
+                precision: 10,
+                scale: 2,
+            },
+            // SQLite does not enforce the length (datatype3.html); any length renders.
+            ColumnType::Varchar { len: 16 },
+            ColumnType::Text,
+            ColumnType::Bool,
+        ],
+    }
+}

@@ -1,0 +1,279 @@
+//! The generator's configuration: size ranges, probabilities and statement weights.
+
+use serde::{Deserialize, Serialize};
+use txlab_plugin_api::prelude::*;
+
+/// An inclusive `[min, max]` range, written as a two-element array in TOML.
+pub type Range = [u32; 2];
+
+/// The most initial rows a table may get. Value domains grow with the row count so
+/// that unique keys always have a free value; this bound keeps every generated value
+/// inside the column types' ranges (see `values.rs`).
+pub const MAX_ROWS: u32 = 500;
+
+/// Commented TOML with every option at its default; kept in sync with [`Config`] by
+/// the tests below.
+pub const DEFAULT_CONFIG: &str = r#"# Tables per schema, an inclusive [min, max] range. Tables are named t0, t1, ...
+tables = [1, 3]
+# Columns per table (c0, c1, ...).
+columns = [2, 5]
+# Initial rows per table; at most 500.
+rows = [5, 20]
+# Transactions per case.
+transactions = [2, 4]
+# Statements per transaction, not counting BEGIN and COMMIT/ROLLBACK.
+statements = [1, 6]
+# Chance that a transaction ends in COMMIT rather than ROLLBACK.
+commit_probability = 0.7
+# Chance that a literal or key is taken from the values already in the table or
+# written by earlier statements, so that transactions touch the same rows.
+cache_probability = 0.8
+# Draw the isolation level per transaction instead of once per case.
+mixed_isolation = false
+# Consecutive cases (by index) that share one schema and its initial rows.
+cases_per_schema = 1
+
+# Relative weights of the statement kinds inside transactions; 0 disables a kind.
+[weights]
+select = 4
+insert = 2
+update = 3
+delete = 1
+"#;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub tables: Range,
+    pub columns: Range,
+    pub rows: Range,
+    pub transactions: Range,
+    pub statements: Range,
+    pub commit_probability: f64,
+    pub cache_probability: f64,
+    pub mixed_isolation: bool,
+    pub cases_per_schema: u64,
+    pub weights: Weights,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            tables: [1, 3],
+            columns: [2, 5],
+            rows: [5, 20],
+            transactions: [2, 4],
+            statements: [1, 6],
+            commit_probability: 0.7,
+            cache_probability: 0.8,
+            mixed_isolation: false,
+            cases_per_schema: 1,
+            weights: Weights::default(),
+        }
+    }
+}
+
+/// Relative weights of the statement kinds drawn inside a transaction.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Weights {
+    pub select: u32,
+    pub insert: u32,
+    pub update: u32,
+    pub delete: u32,
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        Weights {
+            select: 4,
+            insert: 2,
+            update: 3,
+            delete: 1,
+        }
+    }
+}
+
+impl Weights {
+    /// The weights in the order select, insert, update, delete.
+    pub fn as_array(&self) -> [u32; 4] {
+        [self.select, self.insert, self.update, self.delete]
+    }
+}
+
+impl Config {
+    /// Rejects settings the generator cannot honour, naming the offending key.
+    pub fn validate(&self) -> Result<(), PluginError> {
+        check_range("tables", self.tables, 1)?;
+        check_range("columns", self.columns, 1)?;
+        check_range("rows", self.rows, 0)?;
+        check_range("transactions", self.transactions, 1)?;
+        check_range("statements", self.statements, 1)?;
+        if self.rows[1] > MAX_ROWS {
+            return Err(PluginError::config(format!(
+                "rows: at most {MAX_ROWS} rows per table are supported, got {}",
+                self.rows[1]
+            )));
+        }
+        check_probability("commit_probability", self.commit_probability)?;
+        check_probability("cache_probability", self.cache_probability)?;
+        if self.cases_per_schema == 0 {
+            return Err(PluginError::config("cases_per_schema: must be at least 1"));
+        }
+        if self.weights.as_array().iter().all(|&w| w == 0) {
+            return Err(PluginError::config(
+                "weights: at least one of select, insert, update, delete must be above 0",
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn check_range(key: &str, [min, max]: Range, lowest: u32) -> Result<(), PluginError> {
+    if min > max {
+        return Err(PluginError::config(format!(
+            "{key}: the minimum {min} is greater than the maximum {max}"
+        )));
+    }
+    if min < lowest {
+        return Err(PluginError::config(format!(
+            "{key}: the minimum must be at least {lowest}, got {min}"
+        )));
+    }
+    Ok(())
+}
+
+fn check_probability(key: &str, p: f64) -> Result<(), PluginError> {
+    if !(0.0..=1.0).contains(&p) {
+        return Err(PluginError::config(format!(
+            "{key}: must be between 0 and 1, got {p}"
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Map, Value as Json};
+
+    #[test]
+    fn empty_config_is_the_default() {
+        assert_eq!(parse_config::<Config>("{}").unwrap(), Config::default());
+        assert_eq!(parse_config::<Config>("").unwrap(), Config::default());
+        Config::default().validate().unwrap();
+    }
+
+    /// Reads the flat `key = value` lines and `[section]` headers of DEFAULT_CONFIG.
+    /// Its values are integers, floats, booleans and integer arrays, whose TOML
+    /// spelling is also JSON.
+    fn default_config_as_json() -> Json {
+        let mut root = Map::new();
+        let mut section: Option<String> = None;
+        for line in DEFAULT_CONFIG.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+                root.insert(name.to_string(), Json::Object(Map::new()));
+                section = Some(name.to_string());
+                continue;
+            }
+            let (key, value) = line.split_once('=').expect("a `key = value` line");
+            let value: Json = serde_json::from_str(value.trim()).expect("a JSON-compatible value");
+            let table = match &section {
+                Some(s) => root[s.as_str()].as_object_mut().unwrap(),
+                None => &mut root,
+            };
+            assert!(
+                table.insert(key.trim().to_string(), value).is_none(),
+                "{key} twice"
+            );
+        }
+        Json::Object(root)
+    }
+
+    fn key_paths(value: &Json, prefix: &str, out: &mut Vec<String>) {
+        if let Json::Object(map) = value {
+            for (k, v) in map {
+                let path = format!("{prefix}{k}");
+                key_paths(v, &format!("{path}."), out);
+                out.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn default_config_lists_every_key_at_its_default() {
+        let documented = default_config_as_json();
+        let mut expected = Vec::new();
+        key_paths(
+            &serde_json::to_value(Config::default()).unwrap(),
+            "",
+            &mut expected,
+        );
+        let mut found = Vec::new();
+        key_paths(&documented, "", &mut found);
+        expected.sort();
+        found.sort();
+        assert_eq!(found, expected, "DEFAULT_CONFIG keys differ from Config");
+        let parsed: Config = parse_config(&documented.to_string()).unwrap();
+        assert_eq!(parsed, Config::default());
+    }
+
+    fn error_of(json: &str) -> String {
+        let config: Config = parse_config(json).unwrap();
+        let e = config.validate().unwrap_err();
+        assert_eq!(e.kind, ErrorKind::INVALID_CONFIG);
+        e.message
+    }
+
+    #[test]
+    fn invalid_settings_name_their_key() {
+        let cases = [
+            (r#"{"tables":[3,1]}"#, "tables: the minimum 3 is greater"),
+            (
+                r#"{"columns":[0,2]}"#,
+                "columns: the minimum must be at least 1",
+            ),
+            (r#"{"transactions":[0,0]}"#, "transactions: the minimum"),
+            (r#"{"statements":[2,1]}"#, "statements: the minimum 2"),
+            (r#"{"rows":[5,501]}"#, "rows: at most 500"),
+            (
+                r#"{"commit_probability":1.5}"#,
+                "commit_probability: must be",
+            ),
+            (
+                r#"{"cache_probability":-0.1}"#,
+                "cache_probability: must be",
+            ),
+            (r#"{"cases_per_schema":0}"#, "cases_per_schema: must be"),
+            (
+                r#"{"weights":{"select":0,"insert":0,"update":0,"delete":0}}"#,
+                "weights: at least one",
+            ),
+        ];
+        for (json, start) in cases {
+            let msg = error_of(json);
+            assert!(msg.starts_with(start), "{json}: {msg}");
+        }
+    }
+
+    #[test]
+    fn boundary_settings_are_accepted() {
+        let config: Config = parse_config(
+            r#"{"rows":[0,500],"tables":[1,1],"commit_probability":1.0,
+                "weights":{"select":0,"insert":0,"update":0,"delete":1}}"#,
+        )
+        .unwrap();
+        config.validate().unwrap();
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected() {
+        let e = parse_config::<Config>(r#"{"weights":{"merge":1}}"#).unwrap_err();
+        assert!(e.message.starts_with("weights.merge: unknown field"), "{e}");
+        let e = parse_config::<Config>(r#"{"table":[1,2]}"#).unwrap_err();
+        assert!(e.message.starts_with("table: unknown field"), "{e}");
+    }
+}

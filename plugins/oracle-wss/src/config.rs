@@ -1,0 +1,143 @@
+//! The oracle's configuration table.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use txlab_plugin_api::prelude::*;
+
+/// Every option at its default, as shown by `txlab plugins show`.
+pub const DEFAULT_CONFIG: &str = r#"# Which WriteCheck checks to run, each against the serial run in FCRFS order
+# (first commit/rollback first scheduled):
+#   "tx"   - tx-WSS (Definition 1): whole transactions, BEGIN to COMMIT/ROLLBACK;
+#   "stmt" - stmt-WSS (Definition 2): each statement of a committed transaction
+#            in autocommit mode.
+variants = ["tx", "stmt"]
+
+# Also compare, for every INSERT, UPDATE and DELETE of the replayed transactions,
+# whether it succeeded in both runs (and the error class when both failed).
+compare_write_outcomes = true
+
+# Also compare the affected-row counts of writes that succeeded in both runs.
+compare_affected_rows = true
+
+# Report differences at isolation levels whose documented semantics do not check
+# every write conflict (semi-consistent writes, no predicate conflicts) as
+# findings instead of undecided. WriteCheck (section 6.4) shows such differences
+# are permitted by the vendors, so these findings may be false alarms.
+report_weak_levels = false
+"#;
+
+/// The two WSS checks of WriteCheck.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Variant {
+    /// Definition 1: transactions replayed whole.
+    Tx,
+    /// Definition 2: committed transactions' statements replayed in autocommit.
+    Stmt,
+}
+
+impl Variant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Tx => "tx-WSS",
+            Variant::Stmt => "stmt-WSS",
+        }
+    }
+
+    /// Which definition of the paper the variant checks, for reports.
+    pub fn definition(self) -> &'static str {
+        match self {
+            Variant::Tx => "Definition 1: every transaction that did not abort replayed whole, BEGIN to COMMIT/ROLLBACK",
+            Variant::Stmt => "Definition 2: the statements of every committed transaction replayed one by one in autocommit mode",
+        }
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WssConfig {
+    pub variants: Vec<Variant>,
+    pub compare_write_outcomes: bool,
+    pub compare_affected_rows: bool,
+    pub report_weak_levels: bool,
+}
+
+impl Default for WssConfig {
+    fn default() -> Self {
+        WssConfig {
+            variants: vec![Variant::Tx, Variant::Stmt],
+            compare_write_outcomes: true,
+            compare_affected_rows: true,
+            report_weak_levels: false,
+        }
+    }
+}
+
+impl WssConfig {
+    /// Checks what serde cannot: at least one variant, none twice.
+    pub fn validate(&self) -> Result<(), PluginError> {
+        if self.variants.is_empty() {
+            return Err(PluginError::config(
+                "variants: at least one of \"tx\" and \"stmt\" is needed",
+            ));
+        }
+        for (i, v) in self.variants.iter().enumerate() {
+            if self.variants[..i].contains(v) {
+                return Err(PluginError::config(format!(
+                    "variants: \"{}\" is listed twice",
+                    match v {
+                        Variant::Tx => "tx",
+                        Variant::Stmt => "stmt",
+                    }
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    fn keys(value: &serde_json::Value) -> BTreeSet<String> {
+        value.as_object().unwrap().keys().cloned().collect()
+    }
+
+    #[test]
+    fn default_config_lists_every_key_at_its_default() {
+        let toml: toml::Table = toml::from_str(DEFAULT_CONFIG).unwrap();
+        let documented = serde_json::to_value(&toml).unwrap();
+        let defaults = serde_json::to_value(WssConfig::default()).unwrap();
+        assert_eq!(keys(&documented), keys(&defaults));
+        let parsed: WssConfig = parse_config(&documented.to_string()).unwrap();
+        assert_eq!(parsed, WssConfig::default());
+    }
+
+    #[test]
+    fn unknown_keys_and_variants_are_rejected() {
+        let e = parse_config::<WssConfig>(r#"{"variant":["tx"]}"#).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::INVALID_CONFIG);
+        assert!(e.message.contains("unknown field `variant`"), "{e}");
+        let e = parse_config::<WssConfig>(r#"{"variants":["tx","final"]}"#).unwrap_err();
+        assert!(e.message.contains("unknown variant `final`"), "{e}");
+    }
+
+    #[test]
+    fn empty_and_repeated_variants_are_rejected() {
+        let empty: WssConfig = parse_config(r#"{"variants":[]}"#).unwrap();
+        assert!(empty.validate().unwrap_err().message.contains("at least one"));
+        let twice: WssConfig = parse_config(r#"{"variants":["stmt","stmt"]}"#).unwrap();
+        assert!(twice.validate().unwrap_err().message.contains("twice"));
+        let one: WssConfig = parse_config(r#"{"variants":["stmt"]}"#).unwrap();
+        assert!(one.validate().is_ok());
+        assert!(WssConfig::default().validate().is_ok());
+    }
+}

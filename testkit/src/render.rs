@@ -1,0 +1,132 @@
+//! A readable SQL rendering of IR statements, for statement records and messages.
+//! It is not any dialect's SQL.
+
+use txlab_plugin_api::prelude::*;
+
+pub fn render_statement(statement: &Statement) -> String {
+    match statement {
+        Statement::Begin => "BEGIN".into(),
+        Statement::Commit => "COMMIT".into(),
+        Statement::Rollback => "ROLLBACK".into(),
+        Statement::Select(s) => {
+            let projection = match &s.projection {
+                Projection::All => "*".to_string(),
+                Projection::Exprs(exprs) => list(exprs),
+            };
+            let mut sql = format!("SELECT {projection} FROM {}", s.table);
+            push_where(&mut sql, s.filter.as_ref());
+            if !s.order_by.is_empty() {
+                sql.push_str(&format!(" ORDER BY {}", list(&s.order_by)));
+            }
+            match s.lock {
+                RowLock::None => {}
+                RowLock::ForShare => sql.push_str(" FOR SHARE"),
+                RowLock::ForUpdate => sql.push_str(" FOR UPDATE"),
+            }
+            sql
+        }
+        Statement::Insert(i) => {
+            let verb = match i.on_conflict {
+                OnConflict::Error => "INSERT INTO",
+                OnConflict::Replace => "REPLACE INTO",
+                OnConflict::Ignore => "INSERT IGNORE INTO",
+            };
+            let rows: Vec<String> = i.rows.iter().map(|r| format!("({})", list(r))).collect();
+            format!(
+                "{verb} {} ({}) VALUES {}",
+                i.table,
+                i.columns.join(", "),
+                rows.join(", ")
+            )
+        }
+        Statement::Update(u) => {
+            let sets: Vec<String> = u
+                .assignments
+                .iter()
+                .map(|a| format!("{} = {}", a.column, render_expr(&a.value)))
+                .collect();
+            let mut sql = format!("UPDATE {} SET {}", u.table, sets.join(", "));
+            push_where(&mut sql, u.filter.as_ref());
+            sql
+        }
+        Statement::Delete(d) => {
+            let mut sql = format!("DELETE FROM {}", d.table);
+            push_where(&mut sql, d.filter.as_ref());
+            sql
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+fn push_where(sql: &mut String, filter: Option<&Expr>) {
+    if let Some(filter) = filter {
+        sql.push_str(" WHERE ");
+        sql.push_str(&render_expr(filter));
+    }
+}
+
+fn list(exprs: &[Expr]) -> String {
+    exprs.iter().map(render_expr).collect::<Vec<_>>().join(", ")
+}
+
+pub fn render_expr(expr: &Expr) -> String {
+    match expr {
+        Expr::Column(c) => match &c.table {
+            Some(t) => format!("{t}.{}", c.column),
+            None => c.column.clone(),
+        },
+        Expr::Literal(v) => v.to_string(),
+        Expr::Unary { op, operand } => match op {
+            UnaryOp::Not => format!("NOT {}", render_expr(operand)),
+            UnaryOp::Neg => format!("-{}", render_expr(operand)),
+            other => format!("{other:?}({})", render_expr(operand)),
+        },
+        Expr::Binary { op, left, right } => {
+            format!("({} {} {})", render_expr(left), op.sql(), render_expr(right))
+        }
+        Expr::IsNull { operand, negated } => format!(
+            "({} IS {}NULL)",
+            render_expr(operand),
+            if *negated { "NOT " } else { "" }
+        ),
+        Expr::InList {
+            operand,
+            list: items,
+            negated,
+        } => format!(
+            "({} {}IN ({}))",
+            render_expr(operand),
+            if *negated { "NOT " } else { "" },
+            list(items)
+        ),
+        Expr::Between {
+            operand,
+            low,
+            high,
+            negated,
+        } => format!(
+            "({} {}BETWEEN {} AND {})",
+            render_expr(operand),
+            if *negated { "NOT " } else { "" },
+            render_expr(low),
+            render_expr(high)
+        ),
+        Expr::Cast { operand, to } => {
+            format!("CAST({} AS {})", render_expr(operand), type_name(*to))
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+fn type_name(ty: ColumnType) -> String {
+    match ty {
+        ColumnType::Int => "INT".into(),
+        ColumnType::BigInt => "BIGINT".into(),
+        ColumnType::Double => "DOUBLE".into(),
+        ColumnType::Decimal { precision, scale } => format!("DECIMAL({precision},{scale})"),
+        ColumnType::Varchar { len } => format!("VARCHAR({len})"),
+        ColumnType::Text => "TEXT".into(),
+        ColumnType::Bool => "BOOL".into(),
+        other => format!("{other:?}"),
+    }
+}
