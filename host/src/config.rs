@@ -123,7 +123,11 @@ impl<'de> Deserialize<'de> for HumanDuration {
         let s = String::deserialize(d)?;
         humantime::parse_duration(&s)
             .map(HumanDuration)
-            .map_err(|e| serde::de::Error::custom(format!("`{s}` is not a duration ({e}); write e.g. \"500ms\", \"10s\", \"5m\"")))
+            .map_err(|e| {
+                serde::de::Error::custom(format!(
+                    "`{s}` is not a duration ({e}); write e.g. \"500ms\", \"10s\", \"5m\""
+                ))
+            })
     }
 }
 
@@ -218,7 +222,13 @@ impl LoadedPipeline {
             .plugins
             .dirs
             .iter()
-            .map(|d| if d.is_absolute() { d.clone() } else { base.join(d) })
+            .map(|d| {
+                if d.is_absolute() {
+                    d.clone()
+                } else {
+                    base.join(d)
+                }
+            })
             .collect()
     }
 
@@ -291,11 +301,17 @@ pub fn toml_to_json(v: &toml::Value) -> serde_json::Value {
     match v {
         toml::Value::String(s) => J::String(s.clone()),
         toml::Value::Integer(i) => J::from(*i),
-        toml::Value::Float(f) => serde_json::Number::from_f64(*f).map(J::Number).unwrap_or(J::Null),
+        toml::Value::Float(f) => serde_json::Number::from_f64(*f)
+            .map(J::Number)
+            .unwrap_or(J::Null),
         toml::Value::Boolean(b) => J::Bool(*b),
         toml::Value::Datetime(d) => J::String(d.to_string()),
         toml::Value::Array(a) => J::Array(a.iter().map(toml_to_json).collect()),
-        toml::Value::Table(t) => J::Object(t.iter().map(|(k, v)| (k.clone(), toml_to_json(v))).collect()),
+        toml::Value::Table(t) => J::Object(
+            t.iter()
+                .map(|(k, v)| (k.clone(), toml_to_json(v)))
+                .collect(),
+        ),
     }
 }
 
@@ -332,21 +348,30 @@ plugin = "wss"
         assert_eq!(p.pipeline.oracles.len(), 1);
         let c = p.plugin_config("generator.config", &p.pipeline.generator.config);
         assert_eq!(c.json, r#"{"transactions":[2,3]}"#);
-        assert_eq!(c.error("boom").to_string(), "p.toml:11:1: `generator.config`: boom");
+        assert_eq!(
+            c.error("boom").to_string(),
+            "p.toml:11:1: `generator.config`: boom"
+        );
     }
 
     #[test]
     fn an_unknown_key_names_file_line_and_key() {
         let src = GOOD.replace("seed = 7", "seed = 7\nworkerz = 2");
         let e = parse(&src).unwrap_err().to_string();
-        assert!(e.starts_with("p.toml:5:1: `run.workerz`: unknown field `workerz`"), "{e}");
+        assert!(
+            e.starts_with("p.toml:5:1: `run.workerz`: unknown field `workerz`"),
+            "{e}"
+        );
     }
 
     #[test]
     fn a_wrong_type_names_file_line_and_key() {
         let src = GOOD.replace("cases = 10", "cases = \"ten\"");
         let e = parse(&src).unwrap_err().to_string();
-        assert!(e.starts_with("p.toml:3:9: `run.cases`: invalid type: string \"ten\""), "{e}");
+        assert!(
+            e.starts_with("p.toml:3:9: `run.cases`: invalid type: string \"ten\""),
+            "{e}"
+        );
     }
 
     #[test]
@@ -360,10 +385,19 @@ plugin = "wss"
     fn a_bad_duration_and_a_bad_level_are_explained() {
         let src = GOOD.replace("seed = 7", "seed = 7\nduration = \"soon\"");
         let e = parse(&src).unwrap_err().to_string();
-        assert!(e.contains("`run.duration`") && e.contains("is not a duration"), "{e}");
-        let src = GOOD.replace("dialect = \"sqlite\"", "dialect = \"sqlite\"\nisolation = [\"snapshot-ish\"]");
+        assert!(
+            e.contains("`run.duration`") && e.contains("is not a duration"),
+            "{e}"
+        );
+        let src = GOOD.replace(
+            "dialect = \"sqlite\"",
+            "dialect = \"sqlite\"\nisolation = [\"snapshot-ish\"]",
+        );
         let e = parse(&src).unwrap_err().to_string();
-        assert!(e.contains("`target.isolation[0]`") && e.contains("unknown variant"), "{e}");
+        assert!(
+            e.contains("`target.isolation[0]`") && e.contains("unknown variant"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -33,7 +33,11 @@ struct Provenance<'a> {
 
 /// Writes the finding under `findings_dir` and returns its directory.
 pub fn write_finding(findings_dir: &Path, input: &FindingInput<'_>) -> std::io::Result<PathBuf> {
-    let dir = findings_dir.join(format!("case-{:06}-{}", input.request.index, sanitize(input.oracle)));
+    let dir = findings_dir.join(format!(
+        "case-{:06}-{}",
+        input.request.index,
+        sanitize(input.oracle)
+    ));
     std::fs::create_dir_all(&dir)?;
     std::fs::write(dir.join("case.json"), json(input.case)?)?;
     std::fs::write(dir.join("history.json"), json(input.history)?)?;
@@ -62,7 +66,13 @@ fn json<T: Serialize>(value: &T) -> std::io::Result<String> {
 
 fn sanitize(s: &str) -> String {
     s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -106,7 +116,12 @@ fn repro_sql(input: &FindingInput<'_>) -> String {
     let _ = writeln!(
         s,
         "-- oracle {}, dialect {}, generator {}; run seed {}, case {} (case seed {})",
-        input.oracle, input.dialect.name, input.generator, input.request.run_seed, input.request.index, input.request.seed
+        input.oracle,
+        input.dialect.name,
+        input.generator,
+        input.request.run_seed,
+        input.request.index,
+        input.request.seed
     );
     let levels: Vec<String> = case
         .transactions
@@ -124,7 +139,10 @@ fn repro_sql(input: &FindingInput<'_>) -> String {
     let _ = writeln!(
         s,
         "-- 2. Open one session per transaction ({}).",
-        (0..case.transactions.len()).map(txn_label).collect::<Vec<_>>().join(", ")
+        (0..case.transactions.len())
+            .map(txn_label)
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     for (i, t) in input.rendered.transactions.iter().enumerate() {
         for sql in &t.session_setup {
@@ -137,12 +155,13 @@ fn repro_sql(input: &FindingInput<'_>) -> String {
     );
     for at in &case.submitted_order {
         let sql = &input.rendered.transactions[at.txn()].statements[at.stmt()];
-        let note = input
-            .history
-            .record(*at)
-            .map(observed)
-            .unwrap_or_default();
-        let _ = writeln!(s, "/* {} */ {}  -- {at}: {note}", txn_label(at.txn()), sql_line(sql));
+        let note = input.history.record(*at).map(observed).unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "/* {} */ {}  -- {at}: {note}",
+            txn_label(at.txn()),
+            sql_line(sql)
+        );
     }
     if let Some(state) = &input.history.final_state {
         let _ = writeln!(s);
@@ -170,7 +189,11 @@ fn report_md(input: &FindingInput<'_>) -> String {
     let _ = writeln!(s, "# {}\n", f.title);
     let _ = writeln!(s, "| | |\n|---|---|");
     let _ = writeln!(s, "| oracle | `{}` |", input.oracle);
-    let _ = writeln!(s, "| dialect | `{}` (driver `{}`) |", input.dialect.name, input.dialect.driver);
+    let _ = writeln!(
+        s,
+        "| dialect | `{}` (driver `{}`) |",
+        input.dialect.name, input.dialect.driver
+    );
     let _ = writeln!(s, "| generator | `{}` |", input.generator);
     let _ = writeln!(
         s,
@@ -178,7 +201,11 @@ fn report_md(input: &FindingInput<'_>) -> String {
         input.request.run_seed, input.request.index, input.request.seed
     );
     let _ = writeln!(s, "\n## Model violated\n\n{}\n", f.model);
-    let _ = writeln!(s, "## Vendor semantics assumed\n\n{}\n", f.assumed_semantics);
+    let _ = writeln!(
+        s,
+        "## Vendor semantics assumed\n\n{}\n",
+        f.assumed_semantics
+    );
     let _ = writeln!(s, "## What differed\n\n{}\n", f.explanation.trim_end());
     let _ = writeln!(s, "## Observed schedule\n");
     let _ = writeln!(s, "Statements in the order their replies arrived:\n");

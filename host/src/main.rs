@@ -111,7 +111,9 @@ fn dispatch(cli: &Cli) -> Result<u8> {
             let registry = Registry::discover(search_dirs(&cli.plugin_dirs, &[]));
             match command {
                 PluginsCommand::List => Ok(list_plugins(&registry)),
-                PluginsCommand::Show { name, kind } => show_plugin(&registry, name, kind.as_deref()),
+                PluginsCommand::Show { name, kind } => {
+                    show_plugin(&registry, name, kind.as_deref())
+                }
             }
         }
         Command::CheckConfig { pipeline } => {
@@ -124,7 +126,12 @@ fn dispatch(cli: &Cli) -> Result<u8> {
                 pipeline.display(),
                 resolved.info.name,
                 resolved.info.driver,
-                resolved.levels.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+                resolved
+                    .levels
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 resolved.generator_name(),
                 resolved.oracle_names().join(", ")
             );
@@ -148,7 +155,8 @@ fn dispatch(cli: &Cli) -> Result<u8> {
                 single_case: *case,
                 out: out.clone(),
             };
-            let summary = pipeline::run(&resolved, &options).map_err(|e: SetupError| anyhow::anyhow!(e))?;
+            let summary =
+                pipeline::run(&resolved, &options).map_err(|e: SetupError| anyhow::anyhow!(e))?;
             print_summary(&summary);
             Ok(if summary.findings > 0 {
                 EXIT_FINDINGS
@@ -184,7 +192,10 @@ fn print_summary(s: &pipeline::RunSummary) {
         println!("  stopped early: {why}");
     }
     if s.errors > 0 {
-        println!("  tool errors are listed in {}", s.run_dir.join("errors.log").display());
+        println!(
+            "  tool errors are listed in {}",
+            s.run_dir.join("errors.log").display()
+        );
     }
     println!("  output: {}", s.run_dir.display());
 }
@@ -209,7 +220,13 @@ fn list_plugins(registry: &Registry) -> u8 {
             .collect();
         let header = ["KIND", "NAME", "VERSION", "ABI", "FILE", "DESCRIPTION"];
         let widths: Vec<usize> = (0..5)
-            .map(|i| rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0))
+            .map(|i| {
+                rows.iter()
+                    .map(|r| r[i].len())
+                    .chain([header[i].len()])
+                    .max()
+                    .unwrap_or(0)
+            })
             .collect();
         let line = |cells: [&str; 6]| {
             let mut s = String::new();
@@ -238,30 +255,49 @@ fn list_plugins(registry: &Registry) -> u8 {
     }
     println!("this txlab speaks plugin ABI {ABI_VERSION}; searched:");
     for (d, exists) in &registry.searched {
-        println!("  {}{}", d.path.display(), if *exists { "" } else { " (missing)" });
+        println!(
+            "  {}{}",
+            d.path.display(),
+            if *exists { "" } else { " (missing)" }
+        );
     }
     EXIT_CLEAN
 }
 
 fn show_plugin(registry: &Registry, name: &str, kind: Option<&str>) -> Result<u8> {
     let kinds = match kind {
-        Some(k) => vec![PluginKind::parse(k)
-            .ok_or_else(|| anyhow::anyhow!("unknown plugin kind `{k}`; use dialect, generator or oracle"))?],
-        None => vec![PluginKind::DIALECT, PluginKind::GENERATOR, PluginKind::ORACLE],
+        Some(k) => vec![PluginKind::parse(k).ok_or_else(|| {
+            anyhow::anyhow!("unknown plugin kind `{k}`; use dialect, generator or oracle")
+        })?],
+        None => vec![
+            PluginKind::DIALECT,
+            PluginKind::GENERATOR,
+            PluginKind::ORACLE,
+        ],
     };
-    let found: Vec<_> = kinds.iter().filter_map(|k| registry.get(*k, name).ok()).collect();
+    let found: Vec<_> = kinds
+        .iter()
+        .filter_map(|k| registry.get(*k, name).ok())
+        .collect();
     if found.is_empty() {
-        // The error of the first kind asked for lists what exists.
-        let e = registry
-            .get(kinds[0], name)
-            .err()
+        // Prefer the kind that has a near miss, so the hint is useful.
+        let errors: Vec<_> = kinds
+            .iter()
+            .filter_map(|k| registry.get(*k, name).err())
+            .collect();
+        let best = errors
+            .iter()
+            .find(|e| e.suggestion.is_some())
+            .or(errors.first())
             .map(|e| e.to_string())
             .unwrap_or_default();
-        let any = kinds.len() > 1;
-        anyhow::bail!("{}{e}", if any { "no plugin of any kind with that name; " } else { "" });
+        anyhow::bail!("{best}");
     }
     for r in found {
-        println!("{} `{}` {} — {}", r.entry.kind, r.entry.name, r.entry.version, r.entry.description);
+        println!(
+            "{} `{}` {} — {}",
+            r.entry.kind, r.entry.name, r.entry.version, r.entry.description
+        );
         println!(
             "library: {} ({} {}, plugin ABI {})",
             r.library.path.display(),

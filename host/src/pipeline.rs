@@ -44,7 +44,12 @@ pub struct Resolved<'a> {
     oracles: Vec<(&'a Registered, PluginConfig)>,
 }
 
-fn not_found(pipeline: &LoadedPipeline, key: &toml::Spanned<String>, what: &str, e: NotFound) -> SetupError {
+fn not_found(
+    pipeline: &LoadedPipeline,
+    key: &toml::Spanned<String>,
+    what: &str,
+    e: Box<NotFound>,
+) -> SetupError {
     let mut c = pipeline.locate(key);
     c.message = format!("`{what}`: {e}");
     SetupError::Config(c)
@@ -60,7 +65,10 @@ fn plugin_error(config: &PluginConfig, e: CallError) -> SetupError {
 }
 
 impl<'a> Resolved<'a> {
-    pub fn resolve(pipeline: &'a LoadedPipeline, registry: &'a Registry) -> Result<Self, SetupError> {
+    pub fn resolve(
+        pipeline: &'a LoadedPipeline,
+        registry: &'a Registry,
+    ) -> Result<Self, SetupError> {
         let p = &pipeline.pipeline;
         let d = registry
             .get(PluginKind::DIALECT, p.target.dialect.get_ref())
@@ -74,10 +82,12 @@ impl<'a> Resolved<'a> {
         let levels = match &p.target.isolation {
             None => info.levels.iter().map(|l| l.level).collect(),
             Some(wanted) => {
-                let offered: Vec<String> = info.levels.iter().map(|l| l.level.to_string()).collect();
+                let offered: Vec<String> =
+                    info.levels.iter().map(|l| l.level.to_string()).collect();
                 for level in wanted.get_ref() {
                     if !info.supports(*level) {
-                        let mut c = pipeline.locate(&toml::Spanned::new(wanted.span(), String::new()));
+                        let mut c =
+                            pipeline.locate(&toml::Spanned::new(wanted.span(), String::new()));
                         c.message = format!(
                             "`target.isolation`: dialect `{}` does not offer {level}; it offers {}",
                             info.name,
@@ -90,7 +100,10 @@ impl<'a> Resolved<'a> {
             }
         };
         if levels.is_empty() {
-            return Err(SetupError::Other(format!("dialect `{}` declares no isolation level", info.name)));
+            return Err(SetupError::Other(format!(
+                "dialect `{}` declares no isolation level",
+                info.name
+            )));
         }
         let g = registry
             .get(PluginKind::GENERATOR, p.generator.plugin.get_ref())
@@ -102,7 +115,10 @@ impl<'a> Resolved<'a> {
             let r = registry
                 .get(PluginKind::ORACLE, o.plugin.get_ref())
                 .map_err(|e| not_found(pipeline, &o.plugin, &what, e))?;
-            oracles.push((r, pipeline.plugin_config(&format!("oracle[{i}].config"), &o.config)));
+            oracles.push((
+                r,
+                pipeline.plugin_config(&format!("oracle[{i}].config"), &o.config),
+            ));
         }
         Ok(Resolved {
             pipeline,
@@ -119,7 +135,10 @@ impl<'a> Resolved<'a> {
     }
 
     pub fn oracle_names(&self) -> Vec<&str> {
-        self.oracles.iter().map(|(r, _)| r.entry.name.as_str()).collect()
+        self.oracles
+            .iter()
+            .map(|(r, _)| r.entry.name.as_str())
+            .collect()
     }
 
     pub fn new_generator(&self) -> Result<GeneratorHandle, SetupError> {
@@ -308,7 +327,8 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
         plugins.push((resolved.new_generator()?, resolved.new_oracles()?));
     }
 
-    let (db_dir, _temp_guard) = sqlite_dir(p.target.path.as_deref()).map_err(|e| SetupError::Other(format!("cannot create the database directory: {e}")))?;
+    let (db_dir, _temp_guard) = sqlite_dir(p.target.path.as_deref())
+        .map_err(|e| SetupError::Other(format!("cannot create the database directory: {e}")))?;
     let location = TargetLocation::SqliteDir(db_dir);
     let e = &p.executor;
     let timeouts = Timeouts {
@@ -370,8 +390,18 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     std::thread::scope(|scope| -> Result<(), SetupError> {
         let mut handles = Vec::new();
         for (id, (generator, oracles)) in plugins.into_iter().enumerate() {
-            let case_driver = open_driver(&resolved.info, &location, &format!("worker{id}-case"), timeouts)?;
-            let scratch_driver = open_driver(&resolved.info, &location, &format!("worker{id}-scratch"), timeouts)?;
+            let case_driver = open_driver(
+                &resolved.info,
+                &location,
+                &format!("worker{id}-case"),
+                timeouts,
+            )?;
+            let scratch_driver = open_driver(
+                &resolved.info,
+                &location,
+                &format!("worker{id}-scratch"),
+                timeouts,
+            )?;
             let case_db = runtime.block_on(CaseDb::open(case_driver))?;
             let mut worker = Worker {
                 resolved,
@@ -379,7 +409,11 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
                 settings,
                 generator,
                 oracles,
-                scratch: ScratchDb::new(runtime.handle().clone(), scratch_driver, resolved.dialect.clone()),
+                scratch: ScratchDb::new(
+                    runtime.handle().clone(),
+                    scratch_driver,
+                    resolved.dialect.clone(),
+                ),
                 case_db,
             };
             let shared = shared.clone();
@@ -439,7 +473,9 @@ impl Worker<'_> {
                             s.cases_with_findings += 1;
                             s.findings += r.findings.len() as u64;
                             for dir in &r.findings {
-                                shared.progress.println(format!("finding: {}", dir.display()));
+                                shared
+                                    .progress
+                                    .println(format!("finding: {}", dir.display()));
                             }
                         } else if !r.undecided.is_empty() {
                             s.undecided += 1;
@@ -457,7 +493,11 @@ impl Worker<'_> {
                             request.index, request.seed
                         );
                         tracing::warn!(target: "txlab::run", "{}", line.trim_end());
-                        let _ = shared.errors_log.lock().expect("lock").write_all(line.as_bytes());
+                        let _ = shared
+                            .errors_log
+                            .lock()
+                            .expect("lock")
+                            .write_all(line.as_bytes());
                         let n = shared.consecutive_errors.fetch_add(1, Ordering::SeqCst) + 1;
                         if n >= shared.max_consecutive_errors {
                             shared.stop(format!("{n} cases in a row failed; the last error: {e}"));
@@ -470,9 +510,16 @@ impl Worker<'_> {
         }
     }
 
-    fn run_case(&mut self, request: CaseRequest, findings_dir: &Path) -> Result<CaseResult, String> {
+    fn run_case(
+        &mut self,
+        request: CaseRequest,
+        findings_dir: &Path,
+    ) -> Result<CaseResult, String> {
         let r = self.resolved;
-        let case = self.generator.next_case(request).map_err(|e| e.to_string())?;
+        let case = self
+            .generator
+            .next_case(request)
+            .map_err(|e| e.to_string())?;
         case.validate()
             .map_err(|e| format!("{} made an invalid case: {e}", self.generator.label()))?;
         let mut prepared = case;
@@ -482,7 +529,10 @@ impl Worker<'_> {
                 .validate()
                 .map_err(|e| format!("{}'s prepare made an invalid case: {e}", o.label()))?;
         }
-        let rendered = r.dialect.render_case(&prepared).map_err(|e| e.to_string())?;
+        let rendered = r
+            .dialect
+            .render_case(&prepared)
+            .map_err(|e| e.to_string())?;
         let history = self.execute(&prepared, &rendered)?;
         let mut result = CaseResult {
             findings: Vec::new(),
@@ -526,7 +576,9 @@ impl Worker<'_> {
         let settings = self.settings;
         let db = &mut self.case_db;
         self.runtime.block_on(async move {
-            db.prepare(&dialect, case, rendered).await.map_err(|e| e.to_string())?;
+            db.prepare(&dialect, case, rendered)
+                .await
+                .map_err(|e| e.to_string())?;
             let sessions = db
                 .sessions(case.transactions.len())
                 .await
@@ -553,6 +605,9 @@ fn reason_key(reason: &str) -> String {
         .nth(1)
         .map(|(i, _)| i)
         .unwrap_or(reason.len());
-    let key: String = reason[..cut].chars().filter(|c| !c.is_ascii_digit()).collect();
+    let key: String = reason[..cut]
+        .chars()
+        .filter(|c| !c.is_ascii_digit())
+        .collect();
     key.trim().to_string()
 }

@@ -206,7 +206,7 @@ impl Registry {
         }
     }
 
-    pub fn get(&self, kind: PluginKind, name: &str) -> Result<&Registered, NotFound> {
+    pub fn get(&self, kind: PluginKind, name: &str) -> Result<&Registered, Box<NotFound>> {
         if let Some(r) = self.entries.get(&(kind, name.to_string())) {
             return Ok(r);
         }
@@ -222,7 +222,7 @@ impl Registry {
             .filter(|(d, a)| *d <= 2.max(a.len() / 3))
             .min()
             .map(|(_, a)| a.clone());
-        Err(NotFound {
+        Err(Box::new(NotFound {
             kind,
             name: name.to_string(),
             searched: self
@@ -249,7 +249,7 @@ impl Registry {
                 .collect(),
             problems: self.problems.iter().map(|p| p.error.to_string()).collect(),
             suggestion,
-        })
+        }))
     }
 }
 
@@ -275,9 +275,15 @@ mod tests {
     fn only_txlab_libraries_are_candidates() {
         let so = std::env::consts::DLL_SUFFIX;
         let pre = std::env::consts::DLL_PREFIX;
-        assert!(is_candidate(Path::new(&format!("/x/{pre}txlab_oracle_wss{so}"))));
-        assert!(!is_candidate(Path::new(&format!("/x/{pre}serde_derive-1234{so}"))));
-        assert!(!is_candidate(Path::new(&format!("/x/{pre}txlab_oracle_wss.rlib"))));
+        assert!(is_candidate(Path::new(&format!(
+            "/x/{pre}txlab_oracle_wss{so}"
+        ))));
+        assert!(!is_candidate(Path::new(&format!(
+            "/x/{pre}serde_derive-1234{so}"
+        ))));
+        assert!(!is_candidate(Path::new(&format!(
+            "/x/{pre}txlab_oracle_wss.rlib"
+        ))));
     }
 
     #[test]
@@ -303,7 +309,10 @@ mod tests {
         let e = reg.get(PluginKind::ORACLE, "wss").unwrap_err().to_string();
         assert!(e.starts_with("no oracle plugin named `wss`"), "{e}");
         assert!(e.contains("available oracles: none"), "{e}");
-        assert!(e.contains(&format!("{} (--plugin-dir)", dir.path().display())), "{e}");
+        assert!(
+            e.contains(&format!("{} (--plugin-dir)", dir.path().display())),
+            "{e}"
+        );
         assert!(e.contains("nope (TXLAB_PLUGIN_PATH, missing)"), "{e}");
     }
 }

@@ -2,7 +2,9 @@
 //! per case, sessions kept open across cases), and a scratch database that oracles
 //! replay on through the `HostDb` callback.
 
-use crate::driver::{Driver, DriverError, Monitor, QueryResult, Session, SqliteDriver, SqliteOptions, Timeouts};
+use crate::driver::{
+    Driver, DriverError, Monitor, QueryResult, Session, SqliteDriver, SqliteOptions, Timeouts,
+};
 use crate::executor::ErrorClassifier;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -24,7 +26,9 @@ pub enum TargetError {
         during: &'static str,
         message: String,
     },
-    #[error("the dialect needs the `{0}` driver, which this txlab does not have yet; built in: sqlite")]
+    #[error(
+        "the dialect needs the `{0}` driver, which this txlab does not have yet; built in: sqlite"
+    )]
     NoDriver(String),
 }
 
@@ -43,10 +47,12 @@ pub fn open_driver(
     timeouts: Timeouts,
 ) -> Result<Box<dyn Driver>, TargetError> {
     match (info.driver.as_str(), location) {
-        ("sqlite", TargetLocation::SqliteDir(dir)) => Ok(Box::new(SqliteDriver::open(SqliteOptions {
-            path: dir.join(format!("{name}.db")),
-            timeouts,
-        })?)),
+        ("sqlite", TargetLocation::SqliteDir(dir)) => {
+            Ok(Box::new(SqliteDriver::open(SqliteOptions {
+                path: dir.join(format!("{name}.db")),
+                timeouts,
+            })?))
+        }
         (other, _) => Err(TargetError::NoDriver(other.to_string())),
     }
 }
@@ -77,7 +83,10 @@ pub fn to_outcome(
 }
 
 /// Reads every table of a case, rows in canonical order.
-async fn read_tables(admin: &mut dyn Session, queries: &[TableQuery]) -> Result<DbState, TargetError> {
+async fn read_tables(
+    admin: &mut dyn Session,
+    queries: &[TableQuery],
+) -> Result<DbState, TargetError> {
     let mut state = DbState::default();
     for q in queries {
         let r = admin
@@ -116,7 +125,10 @@ async fn install(
         }
     }
     for (sql, during) in statements {
-        admin.execute(&sql).await.map_err(|e| run_error(&sql, during, e))?;
+        admin
+            .execute(&sql)
+            .await
+            .map_err(|e| run_error(&sql, during, e))?;
     }
     *previous = Some(schema.clone());
     // The cheap reset: DELETE + one multi-row INSERT per table, in one transaction.
@@ -165,7 +177,14 @@ impl CaseDb {
         case: &TestCase,
         rendered: &RenderedCase,
     ) -> Result<(), TargetError> {
-        install(self.admin.as_mut(), dialect, &mut self.schema, &case.schema, rendered).await
+        install(
+            self.admin.as_mut(),
+            dialect,
+            &mut self.schema,
+            &case.schema,
+            rendered,
+        )
+        .await
     }
 
     /// `n` sessions for one case, reusing those of earlier cases.
@@ -251,7 +270,13 @@ impl ScratchDb {
         let mut previous = self.schema.take();
         let runtime = self.runtime.clone();
         let admin = self.admin()?;
-        let result = runtime.block_on(install(admin.as_mut(), &dialect, &mut previous, &schema, &rendered));
+        let result = runtime.block_on(install(
+            admin.as_mut(),
+            &dialect,
+            &mut previous,
+            &schema,
+            &rendered,
+        ));
         self.schema = previous;
         result.map_err(|e| PluginError::host(format!("scratch database: {e}")))?;
         self.rendered = Some(rendered);
@@ -271,9 +296,12 @@ impl ScratchDb {
             .session_setup(isolation)
             .map_err(|e| PluginError::host(e.to_string()))?;
         for sql in setup {
-            self.runtime
-                .block_on(session.execute(&sql))
-                .map_err(|e| PluginError::host(format!("scratch session set-up `{sql}` failed: {}", e.message)))?;
+            self.runtime.block_on(session.execute(&sql)).map_err(|e| {
+                PluginError::host(format!(
+                    "scratch session set-up `{sql}` failed: {}",
+                    e.message
+                ))
+            })?;
         }
         let id = self.next_id;
         self.next_id += 1;
@@ -282,10 +310,9 @@ impl ScratchDb {
     }
 
     fn execute(&mut self, id: u32, statement: Statement) -> Result<Outcome, PluginError> {
-        let schema = self
-            .schema
-            .clone()
-            .ok_or_else(|| PluginError::host("execute before reset: the scratch database has no tables"))?;
+        let schema = self.schema.clone().ok_or_else(|| {
+            PluginError::host("execute before reset: the scratch database has no tables")
+        })?;
         let (session, isolation) = self
             .sessions
             .get_mut(&id)
@@ -299,7 +326,8 @@ impl ScratchDb {
             })
             .map_err(|e| PluginError::host(e.to_string()))?;
         let result = self.runtime.block_on(session.execute(&sql));
-        to_outcome(result, &statement, self.dialect.as_ref()).map_err(|e| PluginError::host(e.to_string()))
+        to_outcome(result, &statement, self.dialect.as_ref())
+            .map_err(|e| PluginError::host(e.to_string()))
     }
 
     fn read_state(&mut self) -> Result<DbState, PluginError> {
@@ -335,15 +363,21 @@ impl ScratchDb {
 impl HostDb for ScratchDb {
     fn call(&mut self, request: HostDbRequest) -> Result<HostDbResponse, PluginError> {
         match request {
-            HostDbRequest::Reset { schema, rows } => self.reset(schema, rows).map(|()| HostDbResponse::Done),
-            HostDbRequest::OpenSession { isolation } => {
-                self.open(isolation).map(|id| HostDbResponse::Session { id })
+            HostDbRequest::Reset { schema, rows } => {
+                self.reset(schema, rows).map(|()| HostDbResponse::Done)
             }
-            HostDbRequest::Execute { session, statement } => {
-                self.execute(session, statement).map(|outcome| HostDbResponse::Outcome { outcome })
+            HostDbRequest::OpenSession { isolation } => self
+                .open(isolation)
+                .map(|id| HostDbResponse::Session { id }),
+            HostDbRequest::Execute { session, statement } => self
+                .execute(session, statement)
+                .map(|outcome| HostDbResponse::Outcome { outcome }),
+            HostDbRequest::ReadState => self
+                .read_state()
+                .map(|state| HostDbResponse::State { state }),
+            HostDbRequest::CloseSession { session } => {
+                self.close(session).map(|()| HostDbResponse::Done)
             }
-            HostDbRequest::ReadState => self.read_state().map(|state| HostDbResponse::State { state }),
-            HostDbRequest::CloseSession { session } => self.close(session).map(|()| HostDbResponse::Done),
             other => Err(PluginError::unsupported(format!(
                 "this txlab does not understand the request {other:?}"
             ))),
@@ -355,7 +389,9 @@ impl HostDb for ScratchDb {
 /// path it is a new `txlab-run-*` subdirectory that is kept, so txlab never
 /// writes into files it did not create; otherwise a temporary directory that is
 /// removed when the returned guard drops.
-pub fn sqlite_dir(configured: Option<&Path>) -> std::io::Result<(PathBuf, Option<tempfile::TempDir>)> {
+pub fn sqlite_dir(
+    configured: Option<&Path>,
+) -> std::io::Result<(PathBuf, Option<tempfile::TempDir>)> {
     let builder = || {
         let mut b = tempfile::Builder::new();
         b.prefix("txlab-run-");

@@ -30,8 +30,8 @@ use std::fmt;
 #[doc(hidden)]
 pub mod reexport {
     pub use abi_stable::library::{
-        CheckTypeLayout, IntoRootModuleResult, LibHeader, RootModuleResult,
-        __call_root_module_loader,
+        __call_root_module_loader, CheckTypeLayout, IntoRootModuleResult, LibHeader,
+        RootModuleResult,
     };
     pub use abi_stable::prefix_type::PrefixTypeTrait;
     pub use abi_stable::std_types::{RResult, RStr, RVec};

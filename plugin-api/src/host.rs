@@ -316,14 +316,22 @@ impl CallError {
     }
 }
 
-fn unwrap_abi<T>(label: &str, method: &'static str, r: RResult<T, AbiError>) -> Result<T, CallError> {
+fn unwrap_abi<T>(
+    label: &str,
+    method: &'static str,
+    r: RResult<T, AbiError>,
+) -> Result<T, CallError> {
     match r {
         ROk(v) => Ok(v),
         RErr(e) => Err(CallError::new(label, method, e.into())),
     }
 }
 
-fn encode<T: serde::Serialize>(label: &str, method: &'static str, v: &T) -> Result<String, CallError> {
+fn encode<T: serde::Serialize>(
+    label: &str,
+    method: &'static str,
+    v: &T,
+) -> Result<String, CallError> {
     to_json(v).map_err(|e| CallError::new(label, method, e))
 }
 
@@ -374,7 +382,11 @@ impl DialectHandle {
 
     pub fn render_case(&self, case: &TestCase) -> Result<RenderedCase, CallError> {
         let json = encode(&self.label, "render_case", case)?;
-        decode(&self.label, "render_case", self.obj.render_case(json.as_str().into()))
+        decode(
+            &self.label,
+            "render_case",
+            self.obj.render_case(json.as_str().into()),
+        )
     }
 
     pub fn render_statement(&self, request: &RenderRequest) -> Result<String, CallError> {
@@ -389,23 +401,39 @@ impl DialectHandle {
 
     pub fn session_setup(&self, level: IsolationLevel) -> Result<Vec<String>, CallError> {
         let json = encode(&self.label, "session_setup", &level)?;
-        decode(&self.label, "session_setup", self.obj.session_setup(json.as_str().into()))
+        decode(
+            &self.label,
+            "session_setup",
+            self.obj.session_setup(json.as_str().into()),
+        )
     }
 
     pub fn create_table(&self, table: &Table) -> Result<Vec<String>, CallError> {
         let json = encode(&self.label, "create_table", table)?;
-        decode(&self.label, "create_table", self.obj.create_table(json.as_str().into()))
+        decode(
+            &self.label,
+            "create_table",
+            self.obj.create_table(json.as_str().into()),
+        )
     }
 
     pub fn drop_table(&self, table: &Table) -> Result<String, CallError> {
         let json = encode(&self.label, "drop_table", table)?;
-        unwrap_abi(&self.label, "drop_table", self.obj.drop_table(json.as_str().into()))
-            .map(RString::into_string)
+        unwrap_abi(
+            &self.label,
+            "drop_table",
+            self.obj.drop_table(json.as_str().into()),
+        )
+        .map(RString::into_string)
     }
 
     pub fn classify_error(&self, error: &RawDbError) -> Result<DbError, CallError> {
         let json = encode(&self.label, "classify_error", error)?;
-        decode(&self.label, "classify_error", self.obj.classify_error(json.as_str().into()))
+        decode(
+            &self.label,
+            "classify_error",
+            self.obj.classify_error(json.as_str().into()),
+        )
     }
 }
 
@@ -439,7 +467,11 @@ impl GeneratorHandle {
 
     pub fn next_case(&mut self, request: CaseRequest) -> Result<TestCase, CallError> {
         let json = encode(&self.label, "next_case", &request)?;
-        decode(&self.label, "next_case", self.obj.next_case(json.as_str().into()))
+        decode(
+            &self.label,
+            "next_case",
+            self.obj.next_case(json.as_str().into()),
+        )
     }
 }
 
@@ -477,7 +509,11 @@ impl OracleHandle {
 
     pub fn prepare(&mut self, case: &TestCase) -> Result<TestCase, CallError> {
         let json = encode(&self.label, "prepare", case)?;
-        decode(&self.label, "prepare", self.obj.prepare(json.as_str().into()))
+        decode(
+            &self.label,
+            "prepare",
+            self.obj.prepare(json.as_str().into()),
+        )
     }
 
     /// Runs the oracle's check, lending it `db` for replays.
@@ -485,7 +521,11 @@ impl OracleHandle {
         let json = encode(&self.label, "check", input)?;
         let mut bridge = HostDbBridge { db };
         let db_obj = HostDbAbi_TO::from_ptr(RMut::new(&mut bridge), TD_Opaque);
-        decode(&self.label, "check", self.obj.check(json.as_str().into(), db_obj))
+        decode(
+            &self.label,
+            "check",
+            self.obj.check(json.as_str().into(), db_obj),
+        )
     }
 }
 

@@ -9,7 +9,7 @@
 
 use super::{Driver, DriverError, Monitor, QueryResult, Session, SessionKey, Timeouts};
 use async_trait::async_trait;
-use rusqlite::{ffi, types::ValueRef, Connection, OpenFlags};
+use rusqlite::{config::DbConfig, ffi, types::ValueRef, Connection, OpenFlags};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
@@ -112,7 +112,11 @@ impl Driver for SqliteDriver {
                 reason: e.to_string(),
             }
         })?;
+        // A double-quoted name that matches no column must be an error, not a
+        // string literal (SQLite's legacy fallback).
         conn.busy_timeout(Duration::ZERO)
+            .and_then(|_| conn.set_db_config(DbConfig::SQLITE_DBCONFIG_DQS_DML, false))
+            .and_then(|_| conn.set_db_config(DbConfig::SQLITE_DBCONFIG_DQS_DDL, false))
             .and_then(|_| conn.pragma_update(None, "synchronous", "OFF"))
             .map_err(|e| DriverError::Connect {
                 target: self.target(),
@@ -264,20 +268,21 @@ fn to_value(v: ValueRef<'_>) -> Value {
 
 fn raw_error(conn: &Connection, e: rusqlite::Error) -> RawDbError {
     let in_transaction = Some(!conn.is_autocommit());
-    match e {
-        rusqlite::Error::SqliteFailure(f, msg) => RawDbError {
-            code: Some(f.extended_code as i64),
-            sqlstate: None,
-            message: msg.unwrap_or_else(|| f.to_string()),
-            in_transaction,
-            connection_lost: false,
-            timed_out: f.code == rusqlite::ErrorCode::OperationInterrupted,
-        },
-        other => RawDbError {
-            message: other.to_string(),
-            in_transaction,
-            ..RawDbError::default()
-        },
+    // Syntax errors arrive as `SqlInputError`, not `SqliteFailure`; both carry
+    // SQLite's result code.
+    let failure = e.sqlite_error().copied();
+    let message = match &e {
+        rusqlite::Error::SqliteFailure(f, msg) => msg.clone().unwrap_or_else(|| f.to_string()),
+        rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
+        other => other.to_string(),
+    };
+    RawDbError {
+        code: failure.map(|f| f.extended_code as i64),
+        sqlstate: None,
+        message,
+        in_transaction,
+        connection_lost: false,
+        timed_out: failure.is_some_and(|f| f.code == rusqlite::ErrorCode::OperationInterrupted),
     }
 }
 
@@ -338,7 +343,9 @@ mod tests {
         let mut a = d.connect().await.unwrap();
         let mut b = d.connect().await.unwrap();
         let probe = d.monitor().await.unwrap();
-        a.execute("CREATE TABLE t(k INTEGER PRIMARY KEY, v INTEGER)").await.unwrap();
+        a.execute("CREATE TABLE t(k INTEGER PRIMARY KEY, v INTEGER)")
+            .await
+            .unwrap();
         a.execute("INSERT INTO t VALUES (1, 0)").await.unwrap();
         a.execute("BEGIN").await.unwrap();
         a.execute("UPDATE t SET v = 1 WHERE k = 1").await.unwrap();
@@ -373,7 +380,9 @@ mod tests {
         let d = driver(&dir);
         let mut a = d.connect().await.unwrap();
         let mut b = d.connect().await.unwrap();
-        a.execute("CREATE TABLE t(k INTEGER PRIMARY KEY, v INTEGER)").await.unwrap();
+        a.execute("CREATE TABLE t(k INTEGER PRIMARY KEY, v INTEGER)")
+            .await
+            .unwrap();
         a.execute("INSERT INTO t VALUES (1, 0)").await.unwrap();
         a.execute("BEGIN").await.unwrap();
         a.execute("SELECT * FROM t").await.unwrap();
@@ -390,7 +399,9 @@ mod tests {
         let monitor = d.monitor().await.unwrap();
         let mut a = d.connect().await.unwrap();
         let mut b = d.connect().await.unwrap();
-        a.execute("CREATE TABLE t(k INTEGER PRIMARY KEY)").await.unwrap();
+        a.execute("CREATE TABLE t(k INTEGER PRIMARY KEY)")
+            .await
+            .unwrap();
         a.execute("BEGIN").await.unwrap();
         a.execute("INSERT INTO t VALUES (1)").await.unwrap();
         let b_key = b.key();
@@ -402,6 +413,19 @@ mod tests {
         let e = pending.await.unwrap().unwrap_err();
         assert_eq!(e.code, Some(ffi::SQLITE_BUSY as i64), "{e:?}");
         a.execute("ROLLBACK").await.unwrap();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn syntax_errors_carry_their_code_and_unknown_quoted_names_fail() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = driver(&dir);
+        let mut a = d.connect().await.unwrap();
+        let e = a.execute("SELEC 1").await.unwrap_err();
+        assert_eq!(e.code, Some(ffi::SQLITE_ERROR as i64), "{e:?}");
+        assert!(e.message.contains("syntax error"), "{e:?}");
+        a.execute("CREATE TABLE t(k INT)").await.unwrap();
+        let e = a.execute("SELECT \"nope\" FROM t").await.unwrap_err();
+        assert!(e.message.contains("no such column"), "{e:?}");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

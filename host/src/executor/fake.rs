@@ -67,11 +67,12 @@ impl FakeDb {
         let mut st = self.state.lock().unwrap();
         st.locks.retain(|_, holder| *holder != session);
         // Grant freed keys to waiters right away, in session order.
-        let mut waiters: Vec<(u64, String)> = st.waiting.iter().map(|(s, k)| (*s, k.clone())).collect();
+        let mut waiters: Vec<(u64, String)> =
+            st.waiting.iter().map(|(s, k)| (*s, k.clone())).collect();
         waiters.sort();
         for (s, k) in waiters {
-            if !st.locks.contains_key(&k) {
-                st.locks.insert(k, s);
+            if let std::collections::hash_map::Entry::Vacant(e) = st.locks.entry(k) {
+                e.insert(s);
                 st.waiting.remove(&s);
             }
         }
@@ -97,7 +98,10 @@ fn error(code: i64, message: &str) -> RawDbError {
 #[async_trait]
 impl Session for FakeSession {
     fn key(&self) -> SessionKey {
-        SessionKey { id: self.id, local: None }
+        SessionKey {
+            id: self.id,
+            local: None,
+        }
     }
 
     async fn execute(&mut self, sql: &str) -> Result<QueryResult, RawDbError> {
@@ -125,10 +129,16 @@ impl Session for FakeSession {
                     match st.locks.get(key).copied() {
                         None => {
                             st.locks.insert(key.to_string(), self.id);
-                            return Ok(QueryResult { affected: 1, ..QueryResult::default() });
+                            return Ok(QueryResult {
+                                affected: 1,
+                                ..QueryResult::default()
+                            });
                         }
                         Some(holder) if holder == self.id => {
-                            return Ok(QueryResult { affected: 1, ..QueryResult::default() })
+                            return Ok(QueryResult {
+                                affected: 1,
+                                ..QueryResult::default()
+                            })
                         }
                         Some(holder) => {
                             let cycle = st
@@ -148,7 +158,10 @@ impl Session for FakeSession {
                     {
                         let mut st = self.db.state.lock().unwrap();
                         if st.locks.get(key) == Some(&self.id) {
-                            return Ok(QueryResult { affected: 1, ..QueryResult::default() });
+                            return Ok(QueryResult {
+                                affected: 1,
+                                ..QueryResult::default()
+                            });
                         }
                         if st.cancelled.contains(&self.id) {
                             st.waiting.remove(&self.id);
@@ -173,7 +186,14 @@ impl Monitor for FakeMonitor {
         if !self.db.probe_works {
             return Ok(None);
         }
-        Ok(Some(self.db.state.lock().unwrap().waiting.contains_key(&session.id)))
+        Ok(Some(
+            self.db
+                .state
+                .lock()
+                .unwrap()
+                .waiting
+                .contains_key(&session.id),
+        ))
     }
 
     async fn cancel(&self, session: &SessionKey) -> Result<(), DriverError> {

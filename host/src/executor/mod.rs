@@ -217,7 +217,12 @@ fn check_rendering(case: &TestCase, rendered: &RenderedCase) -> Result<(), ExecE
             case.transactions.len()
         )));
     }
-    for (i, (t, r)) in case.transactions.iter().zip(&rendered.transactions).enumerate() {
+    for (i, (t, r)) in case
+        .transactions
+        .iter()
+        .zip(&rendered.transactions)
+        .enumerate()
+    {
         if t.statements.len() != r.statements.len() {
             return Err(ExecError::RenderMismatch(format!(
                 "{} has {} statements but {} were rendered",
@@ -540,7 +545,10 @@ impl Run<'_, '_> {
                     if t.open {
                         effect.cleanup = Some(at.txn());
                     }
-                    end = Some(TxnEnd::Aborted { by: at, class: e.class });
+                    end = Some(TxnEnd::Aborted {
+                        by: at,
+                        class: e.class,
+                    });
                 }
             }
             _ => match stmt {

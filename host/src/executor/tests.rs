@@ -105,7 +105,12 @@ async fn a_dirty_write_blocks_and_resumes_after_commit() {
     )
     .await;
     assert_eq!(order(&h), ["T1.1", "T1.2", "T2.1", "T1.3", "T2.2", "T2.3"]);
-    let blocked = h.record(r(2, 2)).unwrap().blocked.clone().expect("T2.2 blocked");
+    let blocked = h
+        .record(r(2, 2))
+        .unwrap()
+        .blocked
+        .clone()
+        .expect("T2.2 blocked");
     assert_eq!(blocked.evidence, BlockEvidence::Probe);
     assert_eq!(blocked.resumed_after, Some(r(1, 3)));
     assert!(h.record(r(1, 2)).unwrap().blocked.is_none());
@@ -124,13 +129,25 @@ async fn a_blocked_transactions_later_statements_wait_while_others_go_on() {
     // goes first and T2's COMMIT follows its resumed write.
     let (h, _) = run(
         &db,
-        &[&["BEGIN", "W a", "R", "COMMIT"], &["BEGIN", "W a", "COMMIT"]],
+        &[
+            &["BEGIN", "W a", "R", "COMMIT"],
+            &["BEGIN", "W a", "COMMIT"],
+        ],
         &[1, 1, 2, 2, 2, 1, 1],
     )
     .await;
-    assert_eq!(order(&h), ["T1.1", "T1.2", "T2.1", "T1.3", "T1.4", "T2.2", "T2.3"]);
-    assert!(matches!(h.record(r(1, 3)).unwrap().outcome, Outcome::Rows { .. }));
-    assert_eq!(h.record(r(2, 2)).unwrap().outcome, Outcome::Affected { rows: 1 });
+    assert_eq!(
+        order(&h),
+        ["T1.1", "T1.2", "T2.1", "T1.3", "T1.4", "T2.2", "T2.3"]
+    );
+    assert!(matches!(
+        h.record(r(1, 3)).unwrap().outcome,
+        Outcome::Rows { .. }
+    ));
+    assert_eq!(
+        h.record(r(2, 2)).unwrap().outcome,
+        Outcome::Affected { rows: 1 }
+    );
     assert_eq!(h.end_order(), vec![0, 1]);
 }
 
@@ -139,19 +156,42 @@ async fn a_deadlock_makes_exactly_one_victim_whose_rest_is_not_sent() {
     let db = FakeDb::new();
     let (h, sessions) = run(
         &db,
-        &[&["BEGIN", "W a", "W b", "COMMIT"], &["BEGIN", "W b", "W a", "COMMIT"]],
+        &[
+            &["BEGIN", "W a", "W b", "COMMIT"],
+            &["BEGIN", "W b", "W a", "COMMIT"],
+        ],
         &[1, 2, 1, 2, 1, 2, 1, 2],
     )
     .await;
     // T1.3 waits for T2's lock on b; T2.3 closes the cycle and is the victim; its
     // abort (and the executor's ROLLBACK) lets T1.3 resume.
-    assert_eq!(order(&h), ["T1.1", "T2.1", "T1.2", "T2.2", "T2.3", "T1.3", "T1.4"]);
+    assert_eq!(
+        order(&h),
+        ["T1.1", "T2.1", "T1.2", "T2.2", "T2.3", "T1.3", "T1.4"]
+    );
     let victim = h.record(r(2, 3)).unwrap();
-    assert_eq!(victim.outcome.error().map(|e| e.class), Some(ErrorClass::Deadlock));
-    assert_eq!(h.transactions[1].end, TxnEnd::Aborted { by: r(2, 3), class: ErrorClass::Deadlock });
+    assert_eq!(
+        victim.outcome.error().map(|e| e.class),
+        Some(ErrorClass::Deadlock)
+    );
+    assert_eq!(
+        h.transactions[1].end,
+        TxnEnd::Aborted {
+            by: r(2, 3),
+            class: ErrorClass::Deadlock
+        }
+    );
     assert_eq!(h.record(r(2, 4)).unwrap().outcome, Outcome::NotSubmitted);
     assert_eq!(h.transactions[0].end, TxnEnd::Committed);
-    assert_eq!(h.record(r(1, 3)).unwrap().blocked.as_ref().unwrap().resumed_after, Some(r(2, 3)));
+    assert_eq!(
+        h.record(r(1, 3))
+            .unwrap()
+            .blocked
+            .as_ref()
+            .unwrap()
+            .resumed_after,
+        Some(r(2, 3))
+    );
     assert_eq!(h.end_order(), vec![1, 0]);
     assert!(h.unobserved.is_empty(), "{:?}", h.unobserved);
     assert_eq!(sessions.iter().filter(|s| s.is_some()).count(), 2);
@@ -162,15 +202,29 @@ async fn a_statement_error_keeps_the_transaction_and_a_rollback_ends_it() {
     let db = FakeDb::new();
     let (h, _) = run(
         &db,
-        &[&["BEGIN", "FAIL 1062", "W a", "ROLLBACK"], &["BEGIN", "W a", "COMMIT"]],
+        &[
+            &["BEGIN", "FAIL 1062", "W a", "ROLLBACK"],
+            &["BEGIN", "W a", "COMMIT"],
+        ],
         &[1, 1, 1, 2, 2, 1, 2],
     )
     .await;
-    assert_eq!(h.record(r(1, 2)).unwrap().outcome.error().unwrap().class, ErrorClass::Constraint);
+    assert_eq!(
+        h.record(r(1, 2)).unwrap().outcome.error().unwrap().class,
+        ErrorClass::Constraint
+    );
     assert_eq!(h.transactions[0].end, TxnEnd::RolledBack);
     assert_eq!(h.transactions[1].end, TxnEnd::Committed);
     // T2's write waited for T1's ROLLBACK.
-    assert_eq!(h.record(r(2, 2)).unwrap().blocked.as_ref().unwrap().resumed_after, Some(r(1, 4)));
+    assert_eq!(
+        h.record(r(2, 2))
+            .unwrap()
+            .blocked
+            .as_ref()
+            .unwrap()
+            .resumed_after,
+        Some(r(1, 4))
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -179,11 +233,20 @@ async fn an_undetected_deadlock_is_a_stall_and_the_case_is_wound_down() {
     db.detect_deadlocks = false;
     let (h, sessions) = run(
         &db,
-        &[&["BEGIN", "W a", "W b", "COMMIT"], &["BEGIN", "W b", "W a", "COMMIT"]],
+        &[
+            &["BEGIN", "W a", "W b", "COMMIT"],
+            &["BEGIN", "W b", "W a", "COMMIT"],
+        ],
         &[1, 2, 1, 2, 1, 2, 1, 2],
     )
     .await;
-    assert!(h.unobserved.iter().any(|n| n.starts_with("stall: T1.3, T2.3")), "{:?}", h.unobserved);
+    assert!(
+        h.unobserved
+            .iter()
+            .any(|n| n.starts_with("stall: T1.3, T2.3")),
+        "{:?}",
+        h.unobserved
+    );
     assert_eq!(h.transactions[0].end, TxnEnd::Unfinished);
     assert_eq!(h.transactions[1].end, TxnEnd::Unfinished);
     // The cancelled waits came back and the sessions are reusable.
@@ -203,7 +266,13 @@ async fn without_a_working_probe_a_block_is_assumed_by_timeout_and_noted() {
     .await;
     let b = h.record(r(2, 2)).unwrap().blocked.clone().unwrap();
     assert_eq!(b.evidence, BlockEvidence::Timeout);
-    assert!(h.unobserved.iter().any(|n| n.contains("T2.2 gave no reply")), "{:?}", h.unobserved);
+    assert!(
+        h.unobserved
+            .iter()
+            .any(|n| n.contains("T2.2 gave no reply")),
+        "{:?}",
+        h.unobserved
+    );
     assert_eq!(h.transactions[1].end, TxnEnd::Committed);
 }
 
@@ -211,10 +280,24 @@ async fn without_a_working_probe_a_block_is_assumed_by_timeout_and_noted() {
 async fn a_lost_connection_is_recorded_as_such() {
     let db = FakeDb::new();
     db.break_session(2);
-    let (h, _) = run(&db, &[&["BEGIN", "W a", "COMMIT"], &["BEGIN", "W b", "COMMIT"]], &[1, 2, 1, 2, 1, 2]).await;
-    assert_eq!(h.record(r(2, 1)).unwrap().outcome.error().unwrap().class, ErrorClass::ConnectionLost);
+    let (h, _) = run(
+        &db,
+        &[&["BEGIN", "W a", "COMMIT"], &["BEGIN", "W b", "COMMIT"]],
+        &[1, 2, 1, 2, 1, 2],
+    )
+    .await;
+    assert_eq!(
+        h.record(r(2, 1)).unwrap().outcome.error().unwrap().class,
+        ErrorClass::ConnectionLost
+    );
     assert_eq!(h.transactions[1].end, TxnEnd::Unfinished);
-    assert!(h.unobserved.iter().any(|n| n.contains("T2.1 lost its connection")), "{:?}", h.unobserved);
+    assert!(
+        h.unobserved
+            .iter()
+            .any(|n| n.contains("T2.1 lost its connection")),
+        "{:?}",
+        h.unobserved
+    );
     assert_eq!(h.transactions[0].end, TxnEnd::Committed);
 }
 
@@ -229,6 +312,12 @@ async fn too_few_sessions_is_an_error_not_a_hang() {
         classifier: &FakeClassifier,
     };
     let (h, sessions) = exec.run(&case, &rendered, db.sessions(1)).await;
-    assert!(matches!(h, Err(ExecError::NotEnoughSessions { needed: 2, given: 1 })));
+    assert!(matches!(
+        h,
+        Err(ExecError::NotEnoughSessions {
+            needed: 2,
+            given: 1
+        })
+    ));
     assert_eq!(sessions.len(), 1);
 }

@@ -185,7 +185,10 @@ pub enum TxnEnd {
     RolledBack,
     /// Rolled back by the DBMS (deadlock victim, serialization failure, …) or by the
     /// executor after an error that the dialect says ends the transaction.
-    Aborted { by: StatementRef, class: ErrorClass },
+    Aborted {
+        by: StatementRef,
+        class: ErrorClass,
+    },
     /// The transaction never reached its end (the run stopped, the connection broke).
     Unfinished,
 }

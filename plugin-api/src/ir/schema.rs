@@ -55,8 +55,13 @@ pub enum ColumnType {
     BigInt,
     /// Double-precision floating point.
     Double,
-    Decimal { precision: u8, scale: u8 },
-    Varchar { len: u16 },
+    Decimal {
+        precision: u8,
+        scale: u8,
+    },
+    Varchar {
+        len: u16,
+    },
     Text,
     Bool,
 }

@@ -201,7 +201,11 @@ pub struct ExportedLibrary {
     pub oracles: &'static [ExportedEntry<NewOracle>],
 }
 
-fn find<'a, F>(entries: &'a [ExportedEntry<F>], kind: &str, name: &str) -> Result<&'a F, PluginError> {
+fn find<'a, F>(
+    entries: &'a [ExportedEntry<F>],
+    kind: &str,
+    name: &str,
+) -> Result<&'a F, PluginError> {
     entries
         .iter()
         .find(|e| e.name == name)
@@ -216,7 +220,12 @@ fn find<'a, F>(entries: &'a [ExportedEntry<F>], kind: &str, name: &str) -> Resul
 
 impl ExportedLibrary {
     pub fn entries(&self) -> RVec<EntryInfo> {
-        fn push<F>(out: &mut RVec<EntryInfo>, kind: PluginKind, version: &str, list: &[ExportedEntry<F>]) {
+        fn push<F>(
+            out: &mut RVec<EntryInfo>,
+            kind: PluginKind,
+            version: &str,
+            list: &[ExportedEntry<F>],
+        ) {
             for e in list {
                 out.push(EntryInfo {
                     kind,
@@ -229,13 +238,20 @@ impl ExportedLibrary {
         }
         let mut out = RVec::new();
         push(&mut out, PluginKind::DIALECT, self.version, self.dialects);
-        push(&mut out, PluginKind::GENERATOR, self.version, self.generators);
+        push(
+            &mut out,
+            PluginKind::GENERATOR,
+            self.version,
+            self.generators,
+        );
         push(&mut out, PluginKind::ORACLE, self.version, self.oracles);
         out
     }
 
     pub fn new_dialect(&self, name: RStr<'_>, config: RStr<'_>) -> RResult<DialectBox, AbiError> {
-        guard("new", || (find(self.dialects, "dialect", name.as_str())?)(config.as_str()))
+        guard("new", || {
+            (find(self.dialects, "dialect", name.as_str())?)(config.as_str())
+        })
     }
 
     pub fn new_generator(
@@ -264,7 +280,11 @@ impl ExportedLibrary {
     pub fn root_module(
         entries: extern "C" fn() -> RVec<EntryInfo>,
         new_dialect: extern "C" fn(RStr<'_>, RStr<'_>) -> RResult<DialectBox, AbiError>,
-        new_generator: extern "C" fn(RStr<'_>, RStr<'_>, RStr<'_>) -> RResult<GeneratorBox, AbiError>,
+        new_generator: extern "C" fn(
+            RStr<'_>,
+            RStr<'_>,
+            RStr<'_>,
+        ) -> RResult<GeneratorBox, AbiError>,
         new_oracle: extern "C" fn(RStr<'_>, RStr<'_>, RStr<'_>) -> RResult<OracleBox, AbiError>,
     ) -> PluginLib_Ref {
         use abi_stable::prefix_type::PrefixTypeTrait;

@@ -46,7 +46,10 @@ fn payload_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// Runs `f`, turning an `Err` or a panic into a `PluginError`.
-pub fn catch<T>(method: &str, f: impl FnOnce() -> Result<T, PluginError>) -> Result<T, PluginError> {
+pub fn catch<T>(
+    method: &str,
+    f: impl FnOnce() -> Result<T, PluginError>,
+) -> Result<T, PluginError> {
     install_hook();
     GUARDED.with(|g| g.set(g.get() + 1));
     let result = panic::catch_unwind(AssertUnwindSafe(f));
@@ -54,7 +57,9 @@ pub fn catch<T>(method: &str, f: impl FnOnce() -> Result<T, PluginError>) -> Res
     match result {
         Ok(r) => r,
         Err(payload) => {
-            let location = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_default();
+            let location = LAST_PANIC
+                .with(|p| p.borrow_mut().take())
+                .unwrap_or_default();
             Err(PluginError::new(
                 ErrorKind::PANICKED,
                 format!(
@@ -100,7 +105,10 @@ mod tests {
     fn a_panic_becomes_an_error_with_its_location() {
         let e = catch::<()>("check", || panic!("boom")).unwrap_err();
         assert_eq!(e.kind, ErrorKind::PANICKED);
-        assert!(e.message.starts_with("panicked in `check`: boom at "), "{e}");
+        assert!(
+            e.message.starts_with("panicked in `check`: boom at "),
+            "{e}"
+        );
         assert!(e.message.contains("guard.rs"), "{e}");
     }
 

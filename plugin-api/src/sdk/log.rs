@@ -6,8 +6,8 @@ use std::fmt::Write;
 use std::sync::OnceLock;
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
-use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
 use tracing_subscriber::filter::LevelFilter;
+use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
 
 static HOST: OnceLock<HostServicesBox> = OnceLock::new();
 

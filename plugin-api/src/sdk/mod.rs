@@ -129,19 +129,21 @@ pub fn render_case_with<D: Dialect + ?Sized>(
         if rows.rows.is_empty() {
             continue;
         }
-        out.populate.push(dialect.render(
-            &Statement::Insert(Insert {
-                table: rows.table.clone(),
-                columns: rows.columns.clone(),
-                rows: rows
-                    .rows
-                    .iter()
-                    .map(|r| r.iter().cloned().map(Expr::Literal).collect())
-                    .collect(),
-                on_conflict: OnConflict::Error,
-            }),
-            &setup_ctx,
-        )?);
+        out.populate.push(
+            dialect.render(
+                &Statement::Insert(Insert {
+                    table: rows.table.clone(),
+                    columns: rows.columns.clone(),
+                    rows: rows
+                        .rows
+                        .iter()
+                        .map(|r| r.iter().cloned().map(Expr::Literal).collect())
+                        .collect(),
+                    on_conflict: OnConflict::Error,
+                }),
+                &setup_ctx,
+            )?,
+        );
     }
     for txn in &case.transactions {
         let ctx = RenderContext {
@@ -325,7 +327,10 @@ mod tests {
     fn config_errors_name_the_key() {
         let e = parse_config::<Cfg>(r#"{"nested":{"levle":"x"}}"#).unwrap_err();
         assert_eq!(e.kind, ErrorKind::INVALID_CONFIG);
-        assert!(e.message.starts_with("nested.levle: unknown field `levle`"), "{e}");
+        assert!(
+            e.message.starts_with("nested.levle: unknown field `levle`"),
+            "{e}"
+        );
         assert!(!e.message.contains("line"), "{e}");
         let e = parse_config::<Cfg>(r#"{"max_rows":"ten"}"#).unwrap_err();
         assert!(e.message.starts_with("max_rows: invalid type"), "{e}");

@@ -145,7 +145,10 @@ mod tests {
             message: "no code".into(),
             ..RawDbError::default()
         });
-        assert_eq!((e.class, e.scope), (ErrorClass::Other, ErrorScope::Statement));
+        assert_eq!(
+            (e.class, e.scope),
+            (ErrorClass::Other, ErrorScope::Statement)
+        );
     }
 
     #[test]
@@ -155,6 +158,9 @@ mod tests {
             in_transaction: Some(false),
             ..RawDbError::default()
         });
-        assert_eq!((e.class, e.scope), (ErrorClass::Constraint, ErrorScope::Statement));
+        assert_eq!(
+            (e.class, e.scope),
+            (ErrorClass::Constraint, ErrorScope::Statement)
+        );
     }
 }

@@ -63,11 +63,9 @@ pub fn expr(e: &Expr, scope: Scope<'_>) -> Result<String, PluginError> {
             binary_op(*op)?,
             expr(right, scope)?
         ),
-        Expr::IsNull { operand, negated } => format!(
-            "({} IS {}NULL)",
-            expr(operand, scope)?,
-            not(*negated)
-        ),
+        Expr::IsNull { operand, negated } => {
+            format!("({} IS {}NULL)", expr(operand, scope)?, not(*negated))
+        }
         // SQLite accepts an empty list: `x IN ()` is false and `x NOT IN ()` true
         // (https://www.sqlite.org/lang_expr.html#the_in_and_not_in_operators).
         Expr::InList {

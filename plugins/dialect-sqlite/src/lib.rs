@@ -49,7 +49,11 @@ impl Dialect for SqliteDialect {
         render::drop_table(table)
     }
 
-    fn render(&self, statement: &Statement, ctx: &RenderContext<'_>) -> Result<String, PluginError> {
+    fn render(
+        &self,
+        statement: &Statement,
+        ctx: &RenderContext<'_>,
+    ) -> Result<String, PluginError> {
         render::statement(statement, ctx)
     }
 

@@ -124,10 +124,20 @@ mod tests {
 
     #[test]
     fn decimals_must_be_plain_numbers() {
-        for ok in ["0", "-12.50", "+3", "7.", ".25", "-.5", "12345678901234567890.123"] {
+        for ok in [
+            "0",
+            "-12.50",
+            "+3",
+            "7.",
+            ".25",
+            "-.5",
+            "12345678901234567890.123",
+        ] {
             assert_eq!(decimal(ok).unwrap(), ok);
         }
-        for bad in ["", "-", ".", "-.", "1e5", "1.2.3", "0x10", "1 ", "1;DROP", "NaN", "--1"] {
+        for bad in [
+            "", "-", ".", "-.", "1e5", "1.2.3", "0x10", "1 ", "1;DROP", "NaN", "--1",
+        ] {
             assert_eq!(
                 decimal(bad).unwrap_err().kind,
                 ErrorKind::INVALID_INPUT,

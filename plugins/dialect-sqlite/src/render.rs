@@ -102,13 +102,15 @@ fn update(s: &Update, scope: Scope<'_>) -> Result<String, PluginError> {
     let assignments = s
         .assignments
         .iter()
-        .map(|a| Ok(format!("{} = {}", ident(&a.column)?, expr(&a.value, scope)?)))
+        .map(|a| {
+            Ok(format!(
+                "{} = {}",
+                ident(&a.column)?,
+                expr(&a.value, scope)?
+            ))
+        })
         .collect::<Result<Vec<_>, PluginError>>()?;
-    let mut sql = format!(
-        "UPDATE {} SET {}",
-        ident(&s.table)?,
-        assignments.join(", ")
-    );
+    let mut sql = format!("UPDATE {} SET {}", ident(&s.table)?, assignments.join(", "));
     push_where(&mut sql, s.filter.as_ref(), scope)?;
     Ok(sql)
 }
@@ -119,7 +121,11 @@ fn delete(s: &Delete, scope: Scope<'_>) -> Result<String, PluginError> {
     Ok(sql)
 }
 
-fn push_where(sql: &mut String, filter: Option<&Expr>, scope: Scope<'_>) -> Result<(), PluginError> {
+fn push_where(
+    sql: &mut String,
+    filter: Option<&Expr>,
+    scope: Scope<'_>,
+) -> Result<(), PluginError> {
     if let Some(filter) = filter {
         sql.push_str(" WHERE ");
         sql.push_str(&expr(filter, scope)?);

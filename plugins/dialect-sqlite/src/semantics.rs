@@ -47,14 +47,16 @@ fn serializable() -> LevelSemantics {
         // wal.html: "there can only be one writer at a time"; rescode.html#busy_snapshot:
         // a stale reader's write fails with SQLITE_BUSY_SNAPSHOT.
         write_conflict: WriteConflict::SingleWriter,
-        // isolation.html: SQLite has no row-level locking at all.
+        // isolation.html: SQLite "implements serializable transactions by actually
+        // serializing the writes"; a writer holds the whole database, so it never
+        // meets a row locked by someone else and has nothing to skip.
         semi_consistent_writes: false,
-        // isolation.html: writes are serialized by one database-wide lock, so any
+        // isolation.html: one writer at a time for the whole database, so any
         // concurrent write, an insert into a scanned range included, conflicts.
         predicate_conflicts: true,
         notes: vec![
             format!("Transactions are serializable; writes are serialized, one writer at a time ({ISOLATION_DOC})."),
-            format!("BEGIN is DEFERRED: no snapshot until the first read, which starts a read transaction; the first write upgrades it to a write transaction ({TRANSACTION_DOC})."),
+            format!("BEGIN is DEFERRED: nothing starts until the database is first accessed; a first SELECT starts a read transaction (and its snapshot), a first write a write transaction, and a later write upgrades a read transaction or fails with SQLITE_BUSY ({TRANSACTION_DOC})."),
             format!("In WAL mode a read transaction sees the database as of its start, and readers and the one writer do not block each other ({WAL_DOC})."),
             format!("A transaction whose snapshot is older than the latest commit cannot write: its write fails with SQLITE_BUSY_SNAPSHOT and it must roll back ({BUSY_SNAPSHOT_DOC})."),
             "The host's driver runs SQLite in WAL mode with busy_timeout = 0 and retries SQLITE_BUSY, so a write that waits for the write lock is a blocked statement.".to_string(),

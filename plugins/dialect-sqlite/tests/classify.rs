@@ -4,6 +4,8 @@ mod common;
 
 use common::*;
 use rusqlite::Connection;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 use txlab_dialect_sqlite::SqliteDialect;
@@ -52,7 +54,12 @@ fn database(tag: &str) -> (TempDb, Schema) {
 fn insert_row(schema: &Schema, id: Value, k: Value, v: Value) -> String {
     render_ok(
         schema,
-        &insert("t", &["id", "k", "v"], vec![vec![id, k, v]], OnConflict::Error),
+        &insert(
+            "t",
+            &["id", "k", "v"],
+            vec![vec![id, k, v]],
+            OnConflict::Error,
+        ),
     )
 }
 
@@ -68,7 +75,11 @@ fn set_v(schema: &Schema, id: i64, v: &str) -> String {
 }
 
 fn assert_class(e: &DbError, class: ErrorClass, scope: ErrorScope, code: i64) {
-    assert_eq!((e.class, e.scope, e.code), (class, scope, Some(code)), "{e}");
+    assert_eq!(
+        (e.class, e.scope, e.code),
+        (class, scope, Some(code)),
+        "{e}"
+    );
     assert!(!e.message.is_empty());
 }
 
@@ -79,14 +90,26 @@ fn constraint_violations_undo_the_statement() {
     run_ok(&conn, "BEGIN");
     let text = |s: &str| Value::Text(s.into());
     let cases = [
-        (insert_row(&schema, Value::Int(1), Value::Int(99), text("x")), 1555),
-        (insert_row(&schema, Value::Int(3), Value::Int(10), text("x")), 2067),
-        (insert_row(&schema, Value::Int(3), Value::Int(30), Value::Null), 1299),
+        (
+            insert_row(&schema, Value::Int(1), Value::Int(99), text("x")),
+            1555,
+        ),
+        (
+            insert_row(&schema, Value::Int(3), Value::Int(10), text("x")),
+            2067,
+        ),
+        (
+            insert_row(&schema, Value::Int(3), Value::Int(30), Value::Null),
+            1299,
+        ),
     ];
     for (sql, code) in cases {
         let e = classify_failure(&conn, &sql);
         assert_class(&e, ErrorClass::Constraint, ErrorScope::Statement, code);
-        assert!(!conn.is_autocommit(), "the transaction must go on after {sql}");
+        assert!(
+            !conn.is_autocommit(),
+            "the transaction must go on after {sql}"
+        );
     }
     run_ok(&conn, "COMMIT");
 }
@@ -128,13 +151,22 @@ fn an_interrupted_statement_is_a_timeout() {
     let (db, _) = database("interrupt");
     let conn = db.connect();
     let handle = conn.get_interrupt_handle();
-    let interrupter = thread::spawn(move || {
-        thread::sleep(Duration::from_millis(100));
-        handle.interrupt();
+    let done = Arc::new(AtomicBool::new(false));
+    // An interrupt that comes before the statement starts is lost, so it repeats
+    // until the statement has ended.
+    let interrupter = thread::spawn({
+        let done = Arc::clone(&done);
+        move || {
+            while !done.load(Ordering::Acquire) {
+                thread::sleep(Duration::from_millis(20));
+                handle.interrupt();
+            }
+        }
     });
     let endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) \
                    SELECT count(*) FROM n";
     let e = classify_failure(&conn, endless);
+    done.store(true, Ordering::Release);
     interrupter.join().unwrap();
     assert_class(&e, ErrorClass::StatementTimeout, ErrorScope::Statement, 9);
 }
@@ -153,7 +185,12 @@ fn a_stale_writer_gets_a_serialization_failure() {
     run_ok(&a, &render_ok(&schema, &select("t", None, vec![])));
     run_ok(&b, &set_v(&schema, 1, "from b"));
     let e = classify_failure(&a, &set_v(&schema, 2, "from a"));
-    assert_class(&e, ErrorClass::SerializationFailure, ErrorScope::Transaction, 517);
+    assert_class(
+        &e,
+        ErrorClass::SerializationFailure,
+        ErrorScope::Transaction,
+        517,
+    );
     // SQLite keeps the read transaction open; the host must roll it back.
     assert!(!a.is_autocommit());
     let e = classify_failure(&a, &set_v(&schema, 2, "again"));

@@ -37,7 +37,11 @@ fn values_table() -> Table {
     t
 }
 
-fn case_of(schema: Schema, initial_rows: Vec<TableRows>, transactions: Vec<Transaction>) -> TestCase {
+fn case_of(
+    schema: Schema,
+    initial_rows: Vec<TableRows>,
+    transactions: Vec<Transaction>,
+) -> TestCase {
     let submitted_order = transactions
         .iter()
         .enumerate()
@@ -179,7 +183,10 @@ fn values_round_trip() {
             })
             .reduce(Expr::and)
             .unwrap();
-        let found = run_ok(&conn, &render_ok(schema, &select("vals", Some(filter), vec![])));
+        let found = run_ok(
+            &conn,
+            &render_ok(schema, &select("vals", Some(filter), vec![])),
+        );
         assert_eq!(found, vec![stored(row)], "{row:?}");
     }
 
@@ -224,7 +231,9 @@ fn floats_round_trip_exactly() {
     // A fixed pseudo-random walk over bit patterns covers every exponent.
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
     while samples.len() < 3000 {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let v = f64::from_bits(state);
         if v.is_finite() && v != 0.0 {
             samples.push(v);
@@ -242,9 +251,15 @@ fn floats_round_trip_exactly() {
         .collect();
     run_ok(
         &conn,
-        &render_ok(&schema, &insert("floats", &["id", "f"], rows, OnConflict::Error)),
+        &render_ok(
+            &schema,
+            &insert("floats", &["id", "f"], rows, OnConflict::Error),
+        ),
     );
-    let back = run_ok(&conn, &render_ok(&schema, &select("floats", None, vec![c("id")])));
+    let back = run_ok(
+        &conn,
+        &render_ok(&schema, &select("floats", None, vec![c("id")])),
+    );
     assert_eq!(back.len(), samples.len());
     for (row, &f) in back.iter().zip(&samples) {
         match row[1] {
@@ -314,7 +329,11 @@ fn statements_change_rows_as_rendered() {
         Statement::Select(Select {
             table: "t".into(),
             projection: Projection::Exprs(vec![c("id"), bin(Add, c("k"), int(1))]),
-            filter: Some(bin(Or, bin(Gt, c("f"), Expr::lit(Value::Float(1.5))), bin(Eq, c("v"), text("it's")))),
+            filter: Some(bin(
+                Or,
+                bin(Gt, c("f"), Expr::lit(Value::Float(1.5))),
+                bin(Eq, c("v"), text("it's")),
+            )),
             // The integer constant must not become a column position.
             order_by: vec![int(5), neg(c("id"))],
             lock: RowLock::None,
@@ -429,11 +448,20 @@ fn bool_literals_are_not_column_names() {
     ];
     run_ok(
         &conn,
-        &render_ok(&schema, &insert("t", &["id", "true", "flag"], rows, OnConflict::Error)),
+        &render_ok(
+            &schema,
+            &insert("t", &["id", "true", "flag"], rows, OnConflict::Error),
+        ),
     );
     let filter = bin(BinaryOp::Eq, c("flag"), Expr::lit(Value::Bool(true)));
-    let found = run_ok(&conn, &render_ok(&schema, &select("t", Some(filter), vec![])));
-    assert_eq!(found, vec![vec![Value::Int(1), Value::Int(0), Value::Int(1)]]);
+    let found = run_ok(
+        &conn,
+        &render_ok(&schema, &select("t", Some(filter), vec![])),
+    );
+    assert_eq!(
+        found,
+        vec![vec![Value::Int(1), Value::Int(0), Value::Int(1)]]
+    );
 }
 
 /// A PRIMARY KEY column refuses NULL, as in standard SQL, instead of SQLite's
@@ -452,7 +480,12 @@ fn primary_keys_refuse_null() {
         }
         let sql = render_ok(
             &schema,
-            &insert("t", &["id", "v"], vec![vec![Value::Null, Value::Int(1)]], OnConflict::Error),
+            &insert(
+                "t",
+                &["id", "v"],
+                vec![vec![Value::Null, Value::Int(1)]],
+                OnConflict::Error,
+            ),
         );
         let e = classify_failure(&conn, &sql);
         assert_eq!(e.class, ErrorClass::Constraint, "{ty:?}: {e}");

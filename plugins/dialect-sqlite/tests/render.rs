@@ -84,7 +84,11 @@ fn statements() {
                 "accounts",
                 Some(bin(
                     Or,
-                    bin(And, bin(Gt, c("id"), int(1)), not(is_null(c("ratio"), false))),
+                    bin(
+                        And,
+                        bin(Gt, c("id"), int(1)),
+                        not(is_null(c("ratio"), false)),
+                    ),
                     bin(
                         And,
                         in_list(c("code"), vec![text("a"), text("it's")], false),
@@ -180,7 +184,11 @@ fn statements() {
                 ],
                 Some(bin(
                     And,
-                    not(bin(Or, bin(Eq, c("code"), text("x")), bin(NotEq, c("big"), int(0)))),
+                    not(bin(
+                        Or,
+                        bin(Eq, c("code"), text("x")),
+                        bin(NotEq, c("big"), int(0)),
+                    )),
                     bin(LtEq, bin(Sub, c("big"), int(-1)), int(10)),
                 )),
             ),
@@ -326,13 +334,19 @@ fn the_config_has_no_options() {
     // With no options, the default TOML is comments only.
     let default = <SqliteDialect as DialectPlugin>::DEFAULT_CONFIG;
     assert!(default.contains("no options"), "{default}");
-    assert!(default.lines().all(|l| l.trim_start().starts_with('#')), "{default}");
+    assert!(
+        default.lines().all(|l| l.trim_start().starts_with('#')),
+        "{default}"
+    );
 }
 
 #[test]
 fn info_declares_the_serializable_semantics() {
     let info = SqliteDialect.info();
-    assert_eq!((info.name.as_str(), info.driver.as_str()), ("sqlite", "sqlite"));
+    assert_eq!(
+        (info.name.as_str(), info.driver.as_str()),
+        ("sqlite", "sqlite")
+    );
     assert_eq!(info.lock_probe, LockProbe::Driver);
     assert_eq!(info.levels.len(), 1);
     let level = info.level(IsolationLevel::Serializable).unwrap();
@@ -406,9 +420,15 @@ fn unrenderable_literals_are_errors() {
         (Value::Float(f64::INFINITY), ErrorKind::UNSUPPORTED),
         (Value::Float(f64::NEG_INFINITY), ErrorKind::UNSUPPORTED),
         (Value::Decimal("1e5".into()), ErrorKind::INVALID_INPUT),
-        (Value::Decimal("1; DROP TABLE accounts".into()), ErrorKind::INVALID_INPUT),
+        (
+            Value::Decimal("1; DROP TABLE accounts".into()),
+            ErrorKind::INVALID_INPUT,
+        ),
     ] {
-        let s = delete("accounts", Some(bin(BinaryOp::Eq, c("ratio"), Expr::lit(v.clone()))));
+        let s = delete(
+            "accounts",
+            Some(bin(BinaryOp::Eq, c("ratio"), Expr::lit(v.clone()))),
+        );
         assert_eq!(render(&schema, &s).unwrap_err().kind, kind, "{v:?}");
     }
 }
@@ -427,10 +447,16 @@ fn unknown_bare_columns_are_refused() {
         rows: vec![vec![c("id")]],
         on_conflict: OnConflict::Error,
     });
-    assert_eq!(render(&schema, &s).unwrap_err().kind, ErrorKind::INVALID_INPUT);
+    assert_eq!(
+        render(&schema, &s).unwrap_err().kind,
+        ErrorKind::INVALID_INPUT
+    );
     // A table outside the schema is left to SQLite, which reports it.
     let s = delete("elsewhere", Some(bin(BinaryOp::Eq, c("x"), int(1))));
-    assert_eq!(render_ok(&schema, &s), r#"DELETE FROM "elsewhere" WHERE ("x" = 1)"#);
+    assert_eq!(
+        render_ok(&schema, &s),
+        r#"DELETE FROM "elsewhere" WHERE ("x" = 1)"#
+    );
 }
 
 #[test]

@@ -40,7 +40,7 @@ impl Kind {
     pub const ALL: [Kind; 4] = [Kind::Select, Kind::Insert, Kind::Update, Kind::Delete];
 }
 
-/// Draws statements one after another; every literal it writes joins the value cache,
+/// Draws statements one after another; every value it writes joins the value cache,
 /// so later statements (of any transaction) can hit the same rows.
 pub struct StatementGenerator<'a> {
     db: &'a Database,

@@ -104,7 +104,12 @@ pub fn select(table: &str, filter: Option<Expr>, order_by: Vec<Expr>) -> Stateme
     })
 }
 
-pub fn insert(table: &str, columns: &[&str], rows: Vec<Vec<Value>>, on_conflict: OnConflict) -> Statement {
+pub fn insert(
+    table: &str,
+    columns: &[&str],
+    rows: Vec<Vec<Value>>,
+    on_conflict: OnConflict,
+) -> Statement {
     Statement::Insert(Insert {
         table: table.into(),
         columns: strings(columns),
@@ -224,16 +229,18 @@ pub fn run_ok(conn: &Connection, sql: &str) -> Vec<Vec<Value>> {
 
 /// The error as the host's driver reports it to the dialect.
 pub fn raw_error(conn: &Connection, error: &rusqlite::Error) -> RawDbError {
-    match error {
-        rusqlite::Error::SqliteFailure(e, message) => RawDbError {
-            code: Some(i64::from(e.extended_code)),
-            sqlstate: None,
-            message: message.clone().unwrap_or_else(|| e.to_string()),
-            in_transaction: Some(!conn.is_autocommit()),
-            connection_lost: false,
-            timed_out: false,
-        },
+    let (code, message) = match error {
+        rusqlite::Error::SqliteFailure(e, message) => (e, message.clone()),
+        rusqlite::Error::SqlInputError { error, msg, .. } => (error, Some(msg.clone())),
         other => panic!("not an SQLite error: {other:?}"),
+    };
+    RawDbError {
+        code: Some(i64::from(code.extended_code)),
+        sqlstate: None,
+        message: message.unwrap_or_else(|| code.to_string()),
+        in_transaction: Some(!conn.is_autocommit()),
+        connection_lost: false,
+        timed_out: false,
     }
 }
 

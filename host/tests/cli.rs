@@ -1,0 +1,358 @@
+//! The `txlab` binary end to end: plugin listing, the quickstart, bad input, plugin
+//! panics, findings on disk and determinism.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SHIPPING: &[&str] = &[
+    "txlab-dialect-sqlite",
+    "txlab-generator-random",
+    "txlab-oracle-wss",
+];
+
+struct Env {
+    plugins: tempfile::TempDir,
+    work: tempfile::TempDir,
+}
+
+impl Env {
+    fn new(extra: &[&str]) -> Env {
+        let mut crates: Vec<&str> = SHIPPING.to_vec();
+        crates.extend_from_slice(extra);
+        Env {
+            plugins: common::plugin_dir(&crates),
+            work: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn txlab(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_txlab"))
+            .args(args)
+            .env("TXLAB_PLUGIN_PATH", self.plugins.path())
+            .env_remove("RUST_LOG")
+            .current_dir(common::repo_root())
+            .output()
+            .expect("txlab runs")
+    }
+
+    fn pipeline(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.work.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    fn out(&self) -> PathBuf {
+        self.work.path().join("out")
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn pipeline(generator: &str, oracles: &[&str]) -> String {
+    let mut s = format!(
+        "[run]\ncases = 5\nseed = 7\n\n[target]\ndialect = \"sqlite\"\n\n[generator]\nplugin = \"{generator}\"\n"
+    );
+    for o in oracles {
+        s.push_str(&format!("\n[[oracle]]\n{o}\n"));
+    }
+    s
+}
+
+/// The single run directory under `out`.
+fn run_dir(out: &Path) -> PathBuf {
+    let dirs: Vec<PathBuf> = std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    dirs[0].clone()
+}
+
+fn summary(run_dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(run_dir.join("summary.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn plugins_list_shows_the_three_plugins() {
+    let env = Env::new(&[]);
+    let o = env.txlab(&["plugins", "list"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for (kind, name) in [
+        ("dialect", "sqlite"),
+        ("generator", "random"),
+        ("oracle", "wss"),
+    ] {
+        let row = out
+            .lines()
+            .find(|l| l.split_whitespace().take(2).eq([kind, name]))
+            .unwrap_or_else(|| panic!("no {kind} {name} in:\n{out}"));
+        assert!(row.contains("0.1.0"), "{row}");
+    }
+}
+
+#[test]
+fn plugins_show_prints_the_default_config() {
+    let env = Env::new(&[]);
+    let o = env.txlab(&["plugins", "show", "random"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("transactions = [2, 4]"),
+        "{}",
+        stdout(&o)
+    );
+    let o = env.txlab(&["plugins", "show", "randm"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("did you mean `random`?"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn the_quickstart_runs_and_finds_nothing_on_sqlite() {
+    let env = Env::new(&[]);
+    let out = env.out();
+    let o = env.txlab(&[
+        "run",
+        "configs/quickstart.toml",
+        "--cases",
+        "60",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "stdout:\n{}\nstderr:\n{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    assert!(stdout(&o).contains("txlab: 60 cases"), "{}", stdout(&o));
+    let s = summary(&run_dir(&out));
+    assert_eq!(s["cases"], 60);
+    assert_eq!(s["findings"], 0);
+    assert_eq!(s["errors"], 0);
+    assert_eq!(s["seed"], 42);
+}
+
+#[test]
+fn check_config_accepts_the_shipped_pipelines() {
+    let env = Env::new(&[]);
+    let o = env.txlab(&["check-config", "configs/quickstart.toml"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains(": ok"), "{}", stdout(&o));
+}
+
+#[test]
+fn malformed_toml_is_reported_with_file_line_and_key() {
+    let env = Env::new(&[]);
+    let p = env.pipeline(
+        "bad.toml",
+        &pipeline("random", &["plugin = \"wss\""]).replace("cases = 5", "cases = \"five\""),
+    );
+    let o = env.txlab(&["check-config", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("bad.toml:2:9: `run.cases`: invalid type: string \"five\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_unknown_key_in_a_plugin_table_is_located_and_named() {
+    let env = Env::new(&[]);
+    let text = format!(
+        "{}\n[generator.config]\nstatementz = [1, 2]\n",
+        pipeline("random", &["plugin = \"wss\""])
+    );
+    let p = env.pipeline("p.toml", &text);
+    let o = env.txlab(&["check-config", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("p.toml:14:1: `generator.config`: generator `random`"),
+        "{e}"
+    );
+    assert!(e.contains("statementz"), "{e}");
+}
+
+#[test]
+fn an_unknown_plugin_lists_what_was_searched_and_what_exists() {
+    let env = Env::new(&[]);
+    let p = env.pipeline("p.toml", &pipeline("randm", &["plugin = \"wss\""]));
+    let o = env.txlab(&["run", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("p.toml:9:10: `generator.plugin`: no generator plugin named `randm` (did you mean `random`?)"), "{e}");
+    assert!(
+        e.contains("available generators: random (libtxlab_generator_random"),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!(
+            "{} (TXLAB_PLUGIN_PATH)",
+            env.plugins.path().display()
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_unwritable_output_directory_fails_before_any_case_runs() {
+    let env = Env::new(&[]);
+    let blocker = env.work.path().join("not-a-dir");
+    std::fs::write(&blocker, "a file where the output directory should be").unwrap();
+    let o = env.txlab(&[
+        "run",
+        "configs/quickstart.toml",
+        "--out",
+        blocker.join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("cannot write findings to"), "{e}");
+    assert!(
+        !stdout(&o).contains("cases in"),
+        "a case ran: {}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn a_plugin_panic_is_a_tool_error_and_the_run_goes_on() {
+    let env = Env::new(&["txlab-fixture-panicky"]);
+    let mut text = pipeline(
+        "random",
+        &[
+            "plugin = \"wss\"",
+            "plugin = \"panicky\"\nconfig = { every = 3 }",
+        ],
+    );
+    text = text.replace("cases = 5", "cases = 9");
+    let p = env.pipeline("p.toml", &text);
+    let out = env.out();
+    let o = env.txlab(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(3), "{}\n{}", stdout(&o), stderr(&o));
+    let dir = run_dir(&out);
+    let s = summary(&dir);
+    assert_eq!(s["cases"], 9);
+    assert_eq!(s["errors"], 3);
+    let log = std::fs::read_to_string(dir.join("errors.log")).unwrap();
+    assert_eq!(log.lines().count(), 3, "{log}");
+    assert!(
+        log.lines()
+            .all(|l| l.contains("oracle `panicky` panicked in `check`")),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_run_where_every_case_fails_stops_cleanly() {
+    let env = Env::new(&["txlab-fixture-panicky"]);
+    let text = pipeline("random", &["plugin = \"panicky\"\nconfig = { every = 1 }"])
+        .replace("cases = 5", "cases = 500\nmax_consecutive_errors = 4");
+    let p = env.pipeline("p.toml", &text);
+    let out = env.out();
+    let o = env.txlab(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(
+        stdout(&o).contains("stopped early: 4 cases in a row failed"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(summary(&run_dir(&out))["cases"], 4);
+}
+
+#[test]
+fn a_panic_while_building_a_plugin_is_a_setup_error() {
+    let env = Env::new(&["txlab-fixture-panicky"]);
+    let p = env.pipeline(
+        "p.toml",
+        &pipeline(
+            "random",
+            &["plugin = \"panicky\"\nconfig = { panic_in_new = true }"],
+        ),
+    );
+    let o = env.txlab(&[
+        "run",
+        p.to_str().unwrap(),
+        "--out",
+        env.out().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("oracle `panicky` panicked in `new`: injected panic in new"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+fn case_json(run: &Path, index: u64) -> String {
+    std::fs::read_to_string(run.join(format!("findings/case-{index:06}-accuse/case.json"))).unwrap()
+}
+
+#[test]
+fn findings_are_written_whole_and_the_same_seed_gives_the_same_cases() {
+    let env = Env::new(&["txlab-fixture-panicky"]);
+    let p = env.pipeline("p.toml", &pipeline("random", &["plugin = \"accuse\""]));
+    let run = |out: &Path, extra: &[&str]| {
+        let mut args = vec!["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = env.txlab(&args);
+        assert_eq!(o.status.code(), Some(1), "{}\n{}", stdout(&o), stderr(&o));
+        run_dir(out)
+    };
+    let first = run(&env.work.path().join("a"), &[]);
+    let finding = first.join("findings/case-000002-accuse");
+    for f in [
+        "case.json",
+        "history.json",
+        "finding.json",
+        "provenance.json",
+        "repro.sql",
+        "report.md",
+    ] {
+        assert!(finding.join(f).is_file(), "{f} missing");
+    }
+    let repro = std::fs::read_to_string(finding.join("repro.sql")).unwrap();
+    assert!(repro.contains("CREATE TABLE"), "{repro}");
+    assert!(repro.contains("/* T1 */ BEGIN;"), "{repro}");
+    let report = std::fs::read_to_string(finding.join("report.md")).unwrap();
+    assert!(
+        report.starts_with("# accused: every case is reported"),
+        "{report}"
+    );
+    assert!(
+        report.contains("## Model violated") && report.contains("run seed 7, case 2"),
+        "{report}"
+    );
+    let provenance: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(finding.join("provenance.json")).unwrap())
+            .unwrap();
+    assert_eq!(provenance["run_seed"], 7);
+    assert_eq!(provenance["case_index"], 2);
+
+    let second = run(&env.work.path().join("b"), &[]);
+    for i in 0..5 {
+        assert_eq!(
+            case_json(&first, i),
+            case_json(&second, i),
+            "case {i} differs between runs"
+        );
+    }
+    let other_seed = run(&env.work.path().join("c"), &["--seed", "8"]);
+    assert_ne!(case_json(&first, 0), case_json(&other_seed, 0));
+    let single = run(&env.work.path().join("d"), &["--case", "3"]);
+    assert_eq!(case_json(&first, 3), case_json(&single, 3));
+}

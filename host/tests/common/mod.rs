@@ -1,0 +1,42 @@
+//! Finding the plugin libraries cargo built for these tests.
+//!
+//! The plugins and fixtures are dev-dependencies of the host: cargo builds their
+//! shared libraries into `target/<profile>/deps`, next to the test binaries,
+//! without linking them into the tests.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+pub fn deps_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    exe.parent().expect("deps directory").to_path_buf()
+}
+
+pub fn library(crate_name: &str) -> PathBuf {
+    let file = format!(
+        "{}{}{}",
+        std::env::consts::DLL_PREFIX,
+        crate_name.replace('-', "_"),
+        std::env::consts::DLL_SUFFIX
+    );
+    let path = deps_dir().join(file);
+    assert!(path.exists(), "{} was not built", path.display());
+    path
+}
+
+/// A directory holding copies of exactly these libraries.
+pub fn plugin_dir(crates: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for c in crates {
+        let src = library(c);
+        std::fs::copy(&src, dir.path().join(src.file_name().unwrap())).expect("copy library");
+    }
+    dir
+}
+
+pub fn repo_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+}
