@@ -103,7 +103,9 @@ impl MemoryDb {
                 let outcome = self.execute_on(session, &statement)?;
                 Ok(HostDbResponse::Outcome { outcome })
             }
-            HostDbRequest::ReadState => Ok(HostDbResponse::State { state: self.state() }),
+            HostDbRequest::ReadState => Ok(HostDbResponse::State {
+                state: self.state(),
+            }),
             HostDbRequest::CloseSession { session } => {
                 self.sessions
                     .remove(&session)
@@ -144,12 +146,16 @@ impl MemoryDb {
                 .columns
                 .iter()
                 .map(|name| {
-                    table.columns.iter().position(|c| &c.name == name).ok_or_else(|| {
-                        PluginError::invalid_input(format!(
-                            "cannot reset: unknown column `{name}` in table `{}`",
-                            table.name
-                        ))
-                    })
+                    table
+                        .columns
+                        .iter()
+                        .position(|c| &c.name == name)
+                        .ok_or_else(|| {
+                            PluginError::invalid_input(format!(
+                                "cannot reset: unknown column `{name}` in table `{}`",
+                                table.name
+                            ))
+                        })
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             for values in &initial.rows {

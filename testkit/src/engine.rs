@@ -106,13 +106,7 @@ fn run_insert(schema: &Schema, tables: &mut [Rows], insert: &Insert) -> Result<O
         let mut row = vec![Value::Null; table.columns.len()];
         for (&column, expr) in targets.iter().zip(values) {
             check_columns(expr, table, false)?;
-            let value = eval(
-                expr,
-                Scope {
-                    table,
-                    row: None,
-                },
-            )?;
+            let value = eval(expr, Scope { table, row: None })?;
             row[column] = convert(value, table.columns[column].ty)?;
         }
         check_not_null(table, &row)?;
@@ -235,7 +229,13 @@ pub fn keys(table: &Table) -> Result<Vec<Vec<usize>>, EvalError> {
     let declared = std::iter::once(&table.primary_key)
         .filter(|pk| !pk.is_empty())
         .chain(table.unique.iter())
-        .chain(table.indexes.iter().filter(|i| i.unique).map(|i| &i.columns));
+        .chain(
+            table
+                .indexes
+                .iter()
+                .filter(|i| i.unique)
+                .map(|i| &i.columns),
+        );
     for key in declared {
         keys.push(
             key.iter()

@@ -171,9 +171,9 @@ pub fn truth(value: &Value) -> Result<Option<bool>, EvalError> {
         Value::Int(i) => Ok(Some(*i != 0)),
         Value::Float(f) => Ok(Some(*f != 0.0)),
         Value::Decimal(d) => Ok(Some(parse_decimal(d)? != 0.0)),
-        Value::Text(_) | Value::Bytes(_) => Err(EvalError::Data(format!(
-            "{value} is not a truth value"
-        ))),
+        Value::Text(_) | Value::Bytes(_) => {
+            Err(EvalError::Data(format!("{value} is not a truth value")))
+        }
     }
 }
 
@@ -319,9 +319,9 @@ fn arithmetic(
         )));
     };
     match (x, y) {
-        (Num::Int(x), Num::Int(y)) => int_op(x, y).map(Value::Int).ok_or_else(|| {
-            EvalError::Data(format!("integer overflow in {x} {} {y}", op.sql()))
-        }),
+        (Num::Int(x), Num::Int(y)) => int_op(x, y)
+            .map(Value::Int)
+            .ok_or_else(|| EvalError::Data(format!("integer overflow in {x} {} {y}", op.sql()))),
         (x, y) => finite(float_op(x.as_f64(), y.as_f64())),
     }
 }

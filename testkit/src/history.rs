@@ -73,9 +73,7 @@ pub fn serial_history(case: &TestCase, order: &[usize]) -> History {
             .expect("the in-memory database opens sessions");
         for (s, statement) in txn.statements.iter().enumerate() {
             let at = StatementRef::new(t, s);
-            let outcome = db
-                .execute(session, statement)
-                .expect("the session is open");
+            let outcome = db.execute(session, statement).expect("the session is open");
             let record = &mut history.statements[t][s];
             record.submitted_us = Some(clock);
             clock += STEP_US;
@@ -89,7 +87,10 @@ pub fn serial_history(case: &TestCase, order: &[usize]) -> History {
                         || e.scope != ErrorScope::Statement
                         || e.class.is_concurrency() =>
                 {
-                    Some(TxnEnd::Aborted { by: at, class: e.class })
+                    Some(TxnEnd::Aborted {
+                        by: at,
+                        class: e.class,
+                    })
                 }
                 Outcome::Error(_) => None,
                 _ if txn.kind == TxnKind::Autocommit => Some(TxnEnd::Committed),
@@ -110,6 +111,9 @@ pub fn serial_history(case: &TestCase, order: &[usize]) -> History {
         db.close_session(session)
             .expect("the session is open until closed");
     }
-    history.final_state = Some(db.read_state().expect("the in-memory database reads its state"));
+    history.final_state = Some(
+        db.read_state()
+            .expect("the in-memory database reads its state"),
+    );
     history
 }

@@ -82,7 +82,12 @@ pub fn render_expr(expr: &Expr) -> String {
             other => format!("{other:?}({})", render_expr(operand)),
         },
         Expr::Binary { op, left, right } => {
-            format!("({} {} {})", render_expr(left), op.sql(), render_expr(right))
+            format!(
+                "({} {} {})",
+                render_expr(left),
+                op.sql(),
+                render_expr(right)
+            )
         }
         Expr::IsNull { operand, negated } => format!(
             "({} IS {}NULL)",

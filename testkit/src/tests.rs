@@ -136,17 +136,36 @@ fn selected_ids(outcome: Outcome) -> Vec<i64> {
 fn insert_checks_primary_key_unique_and_not_null_without_changing_anything() {
     let (mut db, s) = db();
     let before = rows(&db);
-    let dup_pk = db.execute(s, &insert(vec![row(1, Some(99), "x")], OnConflict::Error)).unwrap();
+    let dup_pk = db
+        .execute(s, &insert(vec![row(1, Some(99), "x")], OnConflict::Error))
+        .unwrap();
     assert_eq!(error_class(&dup_pk), ErrorClass::Constraint);
-    let dup_unique = db.execute(s, &insert(vec![row(3, Some(10), "x")], OnConflict::Error)).unwrap();
+    let dup_unique = db
+        .execute(s, &insert(vec![row(3, Some(10), "x")], OnConflict::Error))
+        .unwrap();
     assert_eq!(error_class(&dup_unique), ErrorClass::Constraint);
-    let null_pk = insert(vec![vec![Value::Null, int(5), Value::Text("x".into())]], OnConflict::Error);
-    assert_eq!(error_class(&db.execute(s, &null_pk).unwrap()), ErrorClass::Constraint);
+    let null_pk = insert(
+        vec![vec![Value::Null, int(5), Value::Text("x".into())]],
+        OnConflict::Error,
+    );
+    assert_eq!(
+        error_class(&db.execute(s, &null_pk).unwrap()),
+        ErrorClass::Constraint
+    );
     let null_w = insert(vec![vec![int(7), int(5), Value::Null]], OnConflict::Error);
-    assert_eq!(error_class(&db.execute(s, &null_w).unwrap()), ErrorClass::Constraint);
+    assert_eq!(
+        error_class(&db.execute(s, &null_w).unwrap()),
+        ErrorClass::Constraint
+    );
     // The first row is fine, the second collides with it: the statement fails whole.
-    let multi = insert(vec![row(3, None, "x"), row(3, None, "y")], OnConflict::Error);
-    assert_eq!(error_class(&db.execute(s, &multi).unwrap()), ErrorClass::Constraint);
+    let multi = insert(
+        vec![row(3, None, "x"), row(3, None, "y")],
+        OnConflict::Error,
+    );
+    assert_eq!(
+        error_class(&db.execute(s, &multi).unwrap()),
+        ErrorClass::Constraint
+    );
     assert_eq!(rows(&db), before);
 }
 
@@ -154,7 +173,13 @@ fn insert_checks_primary_key_unique_and_not_null_without_changing_anything() {
 fn nulls_never_collide_in_unique_keys() {
     let (mut db, s) = db();
     let outcome = db
-        .execute(s, &insert(vec![row(3, None, "c"), row(4, None, "d")], OnConflict::Error))
+        .execute(
+            s,
+            &insert(
+                vec![row(3, None, "c"), row(4, None, "d")],
+                OnConflict::Error,
+            ),
+        )
         .unwrap();
     assert_eq!(outcome, Outcome::Affected { rows: 2 });
     assert_eq!(rows(&db).len(), 4);
@@ -175,22 +200,37 @@ fn replace_deletes_every_colliding_row_first() {
 fn insert_ignore_skips_colliding_rows_only() {
     let (mut db, s) = db();
     let outcome = db
-        .execute(s, &insert(vec![row(1, Some(5), "z"), row(3, Some(5), "c")], OnConflict::Ignore))
+        .execute(
+            s,
+            &insert(
+                vec![row(1, Some(5), "z"), row(3, Some(5), "c")],
+                OnConflict::Ignore,
+            ),
+        )
         .unwrap();
     assert_eq!(outcome, Outcome::Affected { rows: 1 });
     assert_eq!(
         rows(&db),
-        vec![row(1, Some(10), "a"), row(2, None, "b"), row(3, Some(5), "c")]
+        vec![
+            row(1, Some(10), "a"),
+            row(2, None, "b"),
+            row(3, Some(5), "c")
+        ]
     );
 }
 
 #[test]
 fn null_comparisons_are_unknown_and_where_keeps_only_true() {
     let (mut db, s) = db();
-    let ids = |db: &mut MemoryDb, filter: Expr| selected_ids(db.execute(s, &select(Some(filter))).unwrap());
+    let ids = |db: &mut MemoryDb, filter: Expr| {
+        selected_ids(db.execute(s, &select(Some(filter))).unwrap())
+    };
     assert_eq!(ids(&mut db, Expr::eq(col("v"), lit(int(10)))), vec![1]);
     // v = NULL is unknown even for the NULL row.
-    assert_eq!(ids(&mut db, Expr::eq(col("v"), lit(Value::Null))), Vec::<i64>::new());
+    assert_eq!(
+        ids(&mut db, Expr::eq(col("v"), lit(Value::Null))),
+        Vec::<i64>::new()
+    );
     // NOT (v = 10) is unknown for the NULL row, so only rows with other values pass.
     let not_ten = Expr::Unary {
         op: UnaryOp::Not,
@@ -203,9 +243,16 @@ fn null_comparisons_are_unknown_and_where_keeps_only_true() {
     };
     assert_eq!(ids(&mut db, is_null), vec![2]);
     // unknown OR true is true; unknown AND true is unknown.
-    let or = Expr::binary(BinaryOp::Or, Expr::eq(col("v"), lit(int(3))), Expr::eq(col("id"), lit(int(2))));
+    let or = Expr::binary(
+        BinaryOp::Or,
+        Expr::eq(col("v"), lit(int(3))),
+        Expr::eq(col("id"), lit(int(2))),
+    );
     assert_eq!(ids(&mut db, or), vec![2]);
-    let and = Expr::and(Expr::binary(BinaryOp::Lt, col("v"), lit(int(99))), Expr::eq(col("id"), lit(int(2))));
+    let and = Expr::and(
+        Expr::binary(BinaryOp::Lt, col("v"), lit(int(99))),
+        Expr::eq(col("id"), lit(int(2))),
+    );
     assert_eq!(ids(&mut db, and), Vec::<i64>::new());
     // x NOT IN (…, NULL) is never true.
     let not_in = Expr::InList {
@@ -227,11 +274,20 @@ fn null_comparisons_are_unknown_and_where_keeps_only_true() {
 fn ints_and_floats_compare_numerically_and_text_with_text() {
     let (mut db, s) = db();
     let float_eq = Expr::eq(col("v"), lit(Value::Float(10.0)));
-    assert_eq!(selected_ids(db.execute(s, &select(Some(float_eq))).unwrap()), vec![1]);
+    assert_eq!(
+        selected_ids(db.execute(s, &select(Some(float_eq))).unwrap()),
+        vec![1]
+    );
     let text_lt = Expr::binary(BinaryOp::Lt, col("w"), lit(Value::Text("b".into())));
-    assert_eq!(selected_ids(db.execute(s, &select(Some(text_lt))).unwrap()), vec![1]);
+    assert_eq!(
+        selected_ids(db.execute(s, &select(Some(text_lt))).unwrap()),
+        vec![1]
+    );
     let mixed = Expr::eq(col("w"), lit(int(1)));
-    assert_eq!(error_class(&db.execute(s, &select(Some(mixed))).unwrap()), ErrorClass::Data);
+    assert_eq!(
+        error_class(&db.execute(s, &select(Some(mixed))).unwrap()),
+        ErrorClass::Data
+    );
 }
 
 #[test]
@@ -277,19 +333,31 @@ fn update_sees_the_old_row_and_fails_atomically() {
         filter: None,
     });
     assert_eq!(db.execute(s, &swap).unwrap(), Outcome::Affected { rows: 2 });
-    assert_eq!(rows(&db), vec![row(11, Some(1), "a"), row(12, Some(2), "b")]);
+    assert_eq!(
+        rows(&db),
+        vec![row(11, Some(1), "a"), row(12, Some(2), "b")]
+    );
     // Both rows would get id 5: the second collides, so neither changes.
     let before = rows(&db);
     let collide = update("id", lit(int(5)), None);
-    assert_eq!(error_class(&db.execute(s, &collide).unwrap()), ErrorClass::Constraint);
+    assert_eq!(
+        error_class(&db.execute(s, &collide).unwrap()),
+        ErrorClass::Constraint
+    );
     assert_eq!(rows(&db), before);
     // Only the matched row changes; the resulting table has no collision.
     let one = update("v", lit(int(2)), Some(Expr::eq(col("id"), lit(int(11)))));
-    assert_eq!(error_class(&db.execute(s, &one).unwrap()), ErrorClass::Constraint);
+    assert_eq!(
+        error_class(&db.execute(s, &one).unwrap()),
+        ErrorClass::Constraint
+    );
     let ok = update("v", lit(int(7)), Some(Expr::eq(col("id"), lit(int(11)))));
     assert_eq!(db.execute(s, &ok).unwrap(), Outcome::Affected { rows: 1 });
     let to_null = update("w", lit(Value::Null), None);
-    assert_eq!(error_class(&db.execute(s, &to_null).unwrap()), ErrorClass::Constraint);
+    assert_eq!(
+        error_class(&db.execute(s, &to_null).unwrap()),
+        ErrorClass::Constraint
+    );
 }
 
 #[test]
@@ -300,18 +368,41 @@ fn overflow_and_bad_conversions_are_data_errors() {
         Expr::binary(BinaryOp::Mul, lit(int(i64::MAX)), lit(int(2))),
         None,
     );
-    assert_eq!(error_class(&db.execute(s, &overflow).unwrap()), ErrorClass::Data);
+    assert_eq!(
+        error_class(&db.execute(s, &overflow).unwrap()),
+        ErrorClass::Data
+    );
     let out_of_int = update("v", lit(int(i64::from(i32::MAX) + 1)), None);
-    assert_eq!(error_class(&db.execute(s, &out_of_int).unwrap()), ErrorClass::Data);
+    assert_eq!(
+        error_class(&db.execute(s, &out_of_int).unwrap()),
+        ErrorClass::Data
+    );
     let too_long = update("w", lit(Value::Text("abcde".into())), None);
-    assert_eq!(error_class(&db.execute(s, &too_long).unwrap()), ErrorClass::Data);
+    assert_eq!(
+        error_class(&db.execute(s, &too_long).unwrap()),
+        ErrorClass::Data
+    );
     // NULL arithmetic is NULL, not an error.
-    let null_add = update("v", Expr::binary(BinaryOp::Add, col("v"), lit(int(1))), None);
-    assert_eq!(db.execute(s, &null_add).unwrap(), Outcome::Affected { rows: 2 });
+    let null_add = update(
+        "v",
+        Expr::binary(BinaryOp::Add, col("v"), lit(int(1))),
+        None,
+    );
+    assert_eq!(
+        db.execute(s, &null_add).unwrap(),
+        Outcome::Affected { rows: 2 }
+    );
     assert_eq!(rows(&db), vec![row(1, Some(11), "a"), row(2, None, "b")]);
     // A float stored into an INT column becomes an integer.
-    let float = update("v", lit(Value::Float(3.0)), Some(Expr::eq(col("id"), lit(int(2)))));
-    assert_eq!(db.execute(s, &float).unwrap(), Outcome::Affected { rows: 1 });
+    let float = update(
+        "v",
+        lit(Value::Float(3.0)),
+        Some(Expr::eq(col("id"), lit(int(2)))),
+    );
+    assert_eq!(
+        db.execute(s, &float).unwrap(),
+        Outcome::Affected { rows: 1 }
+    );
     assert_eq!(rows(&db)[1], row(2, Some(3), "b"));
 }
 
@@ -322,26 +413,44 @@ fn unknown_tables_and_columns_are_syntax_errors() {
         table: "nope".into(),
         filter: None,
     });
-    assert_eq!(error_class(&db.execute(s, &no_table).unwrap()), ErrorClass::Syntax);
+    assert_eq!(
+        error_class(&db.execute(s, &no_table).unwrap()),
+        ErrorClass::Syntax
+    );
     let no_column = delete(Some(Expr::eq(col("nope"), lit(int(1)))));
-    assert_eq!(error_class(&db.execute(s, &no_column).unwrap()), ErrorClass::Syntax);
+    assert_eq!(
+        error_class(&db.execute(s, &no_column).unwrap()),
+        ErrorClass::Syntax
+    );
     // Checked even when no row is visited.
     db.execute(s, &delete(None)).unwrap();
-    assert_eq!(error_class(&db.execute(s, &no_column).unwrap()), ErrorClass::Syntax);
+    assert_eq!(
+        error_class(&db.execute(s, &no_column).unwrap()),
+        ErrorClass::Syntax
+    );
     let bad_insert = Statement::Insert(Insert {
         table: "t".into(),
         columns: vec!["id".into(), "nope".into()],
         rows: vec![vec![lit(int(1)), lit(int(2))]],
         on_conflict: OnConflict::Error,
     });
-    assert_eq!(error_class(&db.execute(s, &bad_insert).unwrap()), ErrorClass::Syntax);
+    assert_eq!(
+        error_class(&db.execute(s, &bad_insert).unwrap()),
+        ErrorClass::Syntax
+    );
 }
 
 #[test]
 fn delete_removes_matching_rows() {
     let (mut db, s) = db();
     let outcome = db
-        .execute(s, &delete(Some(Expr::IsNull { operand: Box::new(col("v")), negated: true })))
+        .execute(
+            s,
+            &delete(Some(Expr::IsNull {
+                operand: Box::new(col("v")),
+                negated: true,
+            })),
+        )
         .unwrap();
     assert_eq!(outcome, Outcome::Affected { rows: 1 });
     assert_eq!(rows(&db), vec![row(2, None, "b")]);
@@ -359,10 +468,14 @@ fn rollback_discards_and_commit_installs_the_transaction() {
     assert_eq!(rows(&db), before);
 
     db.execute(s, &Statement::Begin).unwrap();
-    db.execute(s, &delete(Some(Expr::eq(col("id"), lit(int(1)))))).unwrap();
+    db.execute(s, &delete(Some(Expr::eq(col("id"), lit(int(1))))))
+        .unwrap();
     // A failing statement inside the transaction undoes only itself.
     let failing = insert(vec![row(2, None, "x")], OnConflict::Error);
-    assert_eq!(error_class(&db.execute(s, &failing).unwrap()), ErrorClass::Constraint);
+    assert_eq!(
+        error_class(&db.execute(s, &failing).unwrap()),
+        ErrorClass::Constraint
+    );
     assert_eq!(db.execute(s, &Statement::Commit).unwrap(), Outcome::Done);
     assert_eq!(rows(&db), vec![row(2, None, "b")]);
 }
@@ -382,7 +495,8 @@ fn close_session_discards_an_open_transaction() {
 #[test]
 fn autocommit_statements_apply_at_once() {
     let (mut db, s) = db();
-    db.execute(s, &delete(Some(Expr::eq(col("id"), lit(int(1)))))).unwrap();
+    db.execute(s, &delete(Some(Expr::eq(col("id"), lit(int(1))))))
+        .unwrap();
     let other = db.open_session(IsolationLevel::ReadCommitted).unwrap();
     let seen = selected_ids(db.execute(other, &select(None)).unwrap());
     assert_eq!(seen, vec![2]);
@@ -398,8 +512,10 @@ fn overlapping_transactions_cannot_overwrite_each_other() {
     let b = db.open_session(IsolationLevel::Serializable).unwrap();
     db.execute(a, &Statement::Begin).unwrap();
     db.execute(b, &Statement::Begin).unwrap();
-    db.execute(a, &delete(Some(Expr::eq(col("id"), lit(int(1)))))).unwrap();
-    db.execute(b, &delete(Some(Expr::eq(col("id"), lit(int(2)))))).unwrap();
+    db.execute(a, &delete(Some(Expr::eq(col("id"), lit(int(1))))))
+        .unwrap();
+    db.execute(b, &delete(Some(Expr::eq(col("id"), lit(int(2))))))
+        .unwrap();
     assert_eq!(db.execute(a, &Statement::Commit).unwrap(), Outcome::Done);
     match db.execute(b, &Statement::Commit).unwrap() {
         Outcome::Error(e) => assert_eq!(e.class, ErrorClass::SerializationFailure),
@@ -421,7 +537,8 @@ fn reset_rejects_rows_that_break_constraints() {
 #[test]
 fn read_state_is_canonical() {
     let (mut db, s) = db();
-    db.execute(s, &insert(vec![row(0, Some(1), "z")], OnConflict::Error)).unwrap();
+    db.execute(s, &insert(vec![row(0, Some(1), "z")], OnConflict::Error))
+        .unwrap();
     let state = db.read_state().unwrap();
     let mut canonical = state.clone();
     canonical.canonicalize();
@@ -466,7 +583,11 @@ fn two_txn_case() -> TestCase {
 fn serial_history_records_the_run_like_the_executor() {
     let case = two_txn_case();
     let history = serial_history(&case, &[1, 0, 2]);
-    let order: Vec<String> = history.completion_order.iter().map(|r| r.to_string()).collect();
+    let order: Vec<String> = history
+        .completion_order
+        .iter()
+        .map(|r| r.to_string())
+        .collect();
     assert_eq!(
         order,
         ["T2.1", "T2.2", "T2.3", "T2.4", "T1.1", "T1.2", "T1.3", "T3.1"]
@@ -495,7 +616,10 @@ fn serial_history_records_the_run_like_the_executor() {
         })
         .collect();
     assert!(stamps.windows(2).all(|w| w[0] < w[1]), "{stamps:?}");
-    assert_eq!(history.statements[0][1].sql, "UPDATE t SET v = 1 WHERE (id = 1)");
+    assert_eq!(
+        history.statements[0][1].sql,
+        "UPDATE t SET v = 1 WHERE (id = 1)"
+    );
     assert_eq!(
         history.final_state.unwrap().tables[0].rows,
         vec![row(1, Some(1), "a"), row(2, None, "b")]
@@ -516,7 +640,8 @@ fn random_cases_are_valid_and_deterministic() {
     let mut shapes = std::collections::BTreeSet::new();
     for seed in 0..300 {
         let case = random_case(seed);
-        case.validate().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        case.validate()
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         assert_eq!(case, random_case(seed));
         assert!((1..=2).contains(&case.schema.tables.len()));
         assert!((2..=3).contains(&case.transactions.len()));
@@ -541,8 +666,12 @@ fn random_cases_collide() {
             let case = random_case(seed);
             let forward: Vec<usize> = (0..case.transactions.len()).collect();
             let backward: Vec<usize> = forward.iter().rev().copied().collect();
-            serial_history(&case, &forward).final_state != serial_history(&case, &backward).final_state
+            serial_history(&case, &forward).final_state
+                != serial_history(&case, &backward).final_state
         })
         .count();
-    assert!(differing >= 10, "only {differing} of 100 cases depend on the order");
+    assert!(
+        differing >= 10,
+        "only {differing} of 100 cases depend on the order"
+    );
 }

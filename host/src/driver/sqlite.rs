@@ -270,7 +270,12 @@ fn raw_error(conn: &Connection, e: rusqlite::Error) -> RawDbError {
     let in_transaction = Some(!conn.is_autocommit());
     // Syntax errors arrive as `SqlInputError`, not `SqliteFailure`; both carry
     // SQLite's result code.
-    let failure = e.sqlite_error().copied();
+    let failure = match &e {
+        rusqlite::Error::SqliteFailure(f, _) | rusqlite::Error::SqlInputError { error: f, .. } => {
+            Some(*f)
+        }
+        _ => None,
+    };
     let message = match &e {
         rusqlite::Error::SqliteFailure(f, msg) => msg.clone().unwrap_or_else(|| f.to_string()),
         rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),

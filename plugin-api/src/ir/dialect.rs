@@ -83,6 +83,18 @@ pub enum WriteConflict {
     AbortAtCommit,
 }
 
+/// Which serial order a correct run's writes are equivalent to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SerialOrder {
+    /// The committed transactions in commit order: writes keep their locks until
+    /// commit (strict two-phase locking for writes, or one writer at a time).
+    CommitOrder,
+    /// Some serial order that need not be the commit order: serializable snapshot
+    /// isolation may place a transaction before one that committed earlier.
+    AnyOrder,
+}
+
 /// The vendor's documented meaning of one isolation level. Oracles read these facts
 /// instead of hard-coding vendors, and name them in every finding.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -97,6 +109,8 @@ pub struct LevelSemantics {
     /// Writes lock the ranges they scan (gap/next-key or predicate locks, or a
     /// database-wide write lock), so an insert into a scanned range conflicts.
     pub predicate_conflicts: bool,
+    /// The serial order the writes of a correct run are equivalent to.
+    pub serial_order: SerialOrder,
     /// Short statements of the semantics, each with its source.
     #[serde(default)]
     pub notes: Vec<String>,
@@ -106,17 +120,21 @@ pub struct LevelSemantics {
 }
 
 impl LevelSemantics {
-    /// WriteCheck's Assumption 1: every write-write conflict, predicate conflicts
-    /// included, is blocked or aborted, so the concurrent run's effect on the
-    /// database equals the serial run in commit order.
-    pub fn writes_fully_conflict_checked(&self) -> bool {
-        self.predicate_conflicts && !self.semi_consistent_writes
+    /// WriteCheck's Assumption 1 and its serial order: every write-write conflict,
+    /// predicate conflicts included, is blocked or aborted, and the equivalent
+    /// serial order is the commit order, so the concurrent run's effect on the
+    /// database equals the committed transactions run one after another in
+    /// commit order.
+    pub fn writes_serialize_in_commit_order(&self) -> bool {
+        self.predicate_conflicts
+            && !self.semi_consistent_writes
+            && self.serial_order == SerialOrder::CommitOrder
     }
 
     /// One line for reports: "sqlite serializable: snapshot at first read, …".
     pub fn summary(&self) -> String {
         format!(
-            "{}: snapshot {}, writes read {}, write conflicts {}, semi-consistent writes {}, predicate conflicts on writes {}",
+            "{}: snapshot {}, writes read {}, write conflicts {}, semi-consistent writes {}, predicate conflicts on writes {}, serial order {}",
             self.level,
             match self.snapshot {
                 SnapshotPoint::None => "none (dirty reads)",
@@ -137,6 +155,10 @@ impl LevelSemantics {
             },
             if self.semi_consistent_writes { "yes" } else { "no" },
             if self.predicate_conflicts { "yes" } else { "no" },
+            match self.serial_order {
+                SerialOrder::CommitOrder => "the commit order",
+                SerialOrder::AnyOrder => "any (not necessarily the commit order)",
+            },
         )
     }
 }

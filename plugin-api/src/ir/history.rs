@@ -257,17 +257,75 @@ impl History {
         self.statements.get(at.txn())?.get(at.stmt())
     }
 
-    /// Transactions in the order they ended (committed, rolled back or aborted),
-    /// with unfinished ones left out: the FCRFS order of WriteCheck.
+    /// Transactions in the order they ended, read off the completion order: a
+    /// transaction ends at the last of its statements that completed (its COMMIT
+    /// or ROLLBACK), or at the statement that aborted it. Unfinished transactions
+    /// are left out. This is the FCRFS order of WriteCheck.
     pub fn end_order(&self) -> Vec<usize> {
-        let mut ended: Vec<(u64, usize)> = self
+        let mut end_position: Vec<Option<usize>> = vec![None; self.transactions.len()];
+        for (pos, at) in self.completion_order.iter().enumerate() {
+            if let Some(slot) = end_position.get_mut(at.txn()) {
+                *slot = Some(pos);
+            }
+        }
+        let mut ended: Vec<(usize, usize)> = self
             .transactions
             .iter()
             .enumerate()
-            .filter(|(_, t)| !matches!(t.end, TxnEnd::Unfinished))
-            .map(|(i, t)| (t.ended_us.unwrap_or(u64::MAX), i))
+            .filter_map(|(i, t)| {
+                let pos = match t.end {
+                    TxnEnd::Unfinished => return None,
+                    TxnEnd::Aborted { by, .. } => {
+                        self.completion_order.iter().position(|at| *at == by)
+                    }
+                    TxnEnd::Committed | TxnEnd::RolledBack => end_position[i],
+                };
+                Some((pos.unwrap_or(usize::MAX), i))
+            })
             .collect();
         ended.sort();
         ended.into_iter().map(|(_, i)| i).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn txn(end: TxnEnd) -> TransactionRecord {
+        TransactionRecord {
+            isolation: IsolationLevel::Serializable,
+            end,
+            ended_us: None,
+        }
+    }
+
+    #[test]
+    fn end_order_follows_the_completion_order() {
+        let at = StatementRef::new;
+        let h = History {
+            transactions: vec![
+                txn(TxnEnd::Committed),
+                txn(TxnEnd::Aborted {
+                    by: at(1, 1),
+                    class: ErrorClass::Deadlock,
+                }),
+                txn(TxnEnd::Unfinished),
+                txn(TxnEnd::RolledBack),
+            ],
+            // T2 aborts at its second statement before T1 commits; T4 rolls back last.
+            completion_order: vec![
+                at(0, 0),
+                at(1, 0),
+                at(3, 0),
+                at(1, 1),
+                at(2, 0),
+                at(0, 1),
+                at(0, 2),
+                at(3, 1),
+            ],
+            ..History::default()
+        };
+        assert_eq!(h.end_order(), vec![1, 0, 3]);
     }
 }

@@ -353,7 +353,7 @@ fn info_declares_the_serializable_semantics() {
     assert_eq!(level.snapshot, SnapshotPoint::FirstRead);
     assert_eq!(level.write_reads, WriteReads::Snapshot);
     assert_eq!(level.write_conflict, WriteConflict::SingleWriter);
-    assert!(level.writes_fully_conflict_checked());
+    assert!(level.writes_serialize_in_commit_order());
     for page in [
         "https://www.sqlite.org/isolation.html",
         "https://www.sqlite.org/wal.html",

@@ -71,8 +71,15 @@ impl Differences {
 }
 
 /// Per-table multiset differences; both states must be canonicalized.
-pub fn compare_states(concurrent: &DbState, serial: &DbState) -> Result<Vec<TableDiff>, CompareError> {
-    if let Some(extra) = serial.tables.iter().find(|t| concurrent.table(&t.table).is_none()) {
+pub fn compare_states(
+    concurrent: &DbState,
+    serial: &DbState,
+) -> Result<Vec<TableDiff>, CompareError> {
+    if let Some(extra) = serial
+        .tables
+        .iter()
+        .find(|t| concurrent.table(&t.table).is_none())
+    {
         return Err(CompareError::MissingTable {
             table: extra.table.clone(),
             present: "serial",
@@ -81,11 +88,13 @@ pub fn compare_states(concurrent: &DbState, serial: &DbState) -> Result<Vec<Tabl
     }
     let mut diffs = Vec::new();
     for ours in &concurrent.tables {
-        let theirs = serial.table(&ours.table).ok_or_else(|| CompareError::MissingTable {
-            table: ours.table.clone(),
-            present: "concurrent",
-            absent: "serial",
-        })?;
+        let theirs = serial
+            .table(&ours.table)
+            .ok_or_else(|| CompareError::MissingTable {
+                table: ours.table.clone(),
+                present: "concurrent",
+                absent: "serial",
+            })?;
         let serial_rows = aligned_rows(ours, theirs)?;
         let (only_concurrent, only_serial) = multiset_difference(&ours.rows, &serial_rows);
         if !only_concurrent.is_empty() || !only_serial.is_empty() {
@@ -101,7 +110,10 @@ pub fn compare_states(concurrent: &DbState, serial: &DbState) -> Result<Vec<Tabl
 }
 
 /// `serial`'s rows with columns in `concurrent`'s order, sorted canonically.
-fn aligned_rows(concurrent: &TableState, serial: &TableState) -> Result<Vec<Vec<Value>>, CompareError> {
+fn aligned_rows(
+    concurrent: &TableState,
+    serial: &TableState,
+) -> Result<Vec<Vec<Value>>, CompareError> {
     if concurrent.columns == serial.columns {
         return Ok(serial.rows.clone());
     }
@@ -116,7 +128,13 @@ fn aligned_rows(concurrent: &TableState, serial: &TableState) -> Result<Vec<Vec<
     let positions = concurrent
         .columns
         .iter()
-        .map(|c| serial.columns.iter().position(|s| s == c).ok_or_else(mismatch))
+        .map(|c| {
+            serial
+                .columns
+                .iter()
+                .position(|s| s == c)
+                .ok_or_else(mismatch)
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let mut rows: Vec<Vec<Value>> = serial
         .rows
@@ -171,11 +189,19 @@ pub fn compare_outcomes(
         };
         let concurrent = &record.outcome;
         let kind = match (concurrent, serial) {
-            (Outcome::Error(c), Outcome::Error(s)) if c.class != s.class => Some(OutcomeDiffKind::ErrorClassDiffers),
+            (Outcome::Error(c), Outcome::Error(s)) if c.class != s.class => {
+                Some(OutcomeDiffKind::ErrorClassDiffers)
+            }
             (Outcome::Error(_), Outcome::Error(_)) => None,
-            (Outcome::Error(_), s) if s.is_success() => Some(OutcomeDiffKind::SucceededOnlySerially),
-            (c, Outcome::Error(_)) if c.is_success() => Some(OutcomeDiffKind::SucceededOnlyConcurrently),
-            (Outcome::Affected { rows: c }, Outcome::Affected { rows: s }) if compare_affected_rows && c != s => {
+            (Outcome::Error(_), s) if s.is_success() => {
+                Some(OutcomeDiffKind::SucceededOnlySerially)
+            }
+            (c, Outcome::Error(_)) if c.is_success() => {
+                Some(OutcomeDiffKind::SucceededOnlyConcurrently)
+            }
+            (Outcome::Affected { rows: c }, Outcome::Affected { rows: s })
+                if compare_affected_rows && c != s =>
+            {
                 Some(OutcomeDiffKind::AffectedRowsDiffer)
             }
             _ => None,
@@ -217,8 +243,14 @@ mod tests {
         let b = table(&["k", "v"], vec![vec![2, 2], vec![1, 1], vec![3, 3]]);
         let diffs = compare_states(&a, &b).unwrap();
         assert_eq!(diffs.len(), 1);
-        assert_eq!(diffs[0].only_concurrent, vec![vec![Value::Int(1), Value::Int(1)]]);
-        assert_eq!(diffs[0].only_serial, vec![vec![Value::Int(3), Value::Int(3)]]);
+        assert_eq!(
+            diffs[0].only_concurrent,
+            vec![vec![Value::Int(1), Value::Int(1)]]
+        );
+        assert_eq!(
+            diffs[0].only_serial,
+            vec![vec![Value::Int(3), Value::Int(3)]]
+        );
         assert!(compare_states(&a, &a).unwrap().is_empty());
     }
 
@@ -235,9 +267,18 @@ mod tests {
         let b = table(&["v", "k"], vec![vec![2, 1]]);
         assert!(compare_states(&a, &b).unwrap().is_empty());
         let c = table(&["k", "w"], vec![vec![1, 2]]);
-        assert!(matches!(compare_states(&a, &c), Err(CompareError::Columns { .. })));
+        assert!(matches!(
+            compare_states(&a, &c),
+            Err(CompareError::Columns { .. })
+        ));
         let empty = DbState::default();
-        assert!(matches!(compare_states(&a, &empty), Err(CompareError::MissingTable { .. })));
-        assert!(matches!(compare_states(&empty, &a), Err(CompareError::MissingTable { .. })));
+        assert!(matches!(
+            compare_states(&a, &empty),
+            Err(CompareError::MissingTable { .. })
+        ));
+        assert!(matches!(
+            compare_states(&empty, &a),
+            Err(CompareError::MissingTable { .. })
+        ));
     }
 }

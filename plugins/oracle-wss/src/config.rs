@@ -133,7 +133,11 @@ mod tests {
     #[test]
     fn empty_and_repeated_variants_are_rejected() {
         let empty: WssConfig = parse_config(r#"{"variants":[]}"#).unwrap();
-        assert!(empty.validate().unwrap_err().message.contains("at least one"));
+        assert!(empty
+            .validate()
+            .unwrap_err()
+            .message
+            .contains("at least one"));
         let twice: WssConfig = parse_config(r#"{"variants":["stmt","stmt"]}"#).unwrap();
         assert!(twice.validate().unwrap_err().message.contains("twice"));
         let one: WssConfig = parse_config(r#"{"variants":["stmt"]}"#).unwrap();

@@ -1,1 +1,132 @@
-//! txlab oracle plugin: write-specific serializability (WriteCheck)
+//! txlab oracle plugin: write-specific serializability (WriteCheck).
+//!
+//! WriteCheck (Cui et al., PVLDB 18(8) 2025) observes that even at weak isolation
+//! levels a DBMS must block or abort conflicting writes, so the writes of a
+//! concurrent run must have the effect of the serial run of its transactions in
+//! FCRFS order (first commit/rollback first scheduled). The oracle replays that
+//! serial run on the scratch database in two variants (tx-WSS, whole
+//! transactions; stmt-WSS, committed transactions' statements in autocommit) and
+//! compares final states and write outcomes with the concurrent run.
+
+pub mod compare;
+pub mod config;
+pub mod observed;
+pub mod replay;
+pub mod report;
+pub mod schedule;
+
+pub use config::{Variant, WssConfig, DEFAULT_CONFIG};
+
+use compare::{compare_outcomes, compare_states, Differences};
+use report::{Judgement, VariantResult};
+use txlab_plugin_api::prelude::*;
+
+pub struct WssOracle {
+    config: WssConfig,
+    dialect: DialectInfo,
+}
+
+impl OraclePlugin for WssOracle {
+    const NAME: &'static str = "wss";
+    const DESCRIPTION: &'static str =
+        "write-specific serializability (WriteCheck): the final state and write \
+        outcomes must match the serial run in commit order (tx-WSS and stmt-WSS)";
+    const DEFAULT_CONFIG: &'static str = DEFAULT_CONFIG;
+    type Config = WssConfig;
+
+    fn new(config: WssConfig, ctx: OracleContext) -> Result<Self, PluginError> {
+        config.validate()?;
+        Ok(WssOracle {
+            config,
+            dialect: ctx.dialect,
+        })
+    }
+}
+
+impl Oracle for WssOracle {
+    fn requirements(&self) -> OracleRequirements {
+        OracleRequirements {
+            scratch_db: true,
+            final_state: true,
+            modes: vec![ExecutorMode::Schedule],
+        }
+    }
+
+    fn check(&mut self, input: &CheckInput, db: &mut dyn HostDb) -> Result<Verdict, PluginError> {
+        let case = &input.case;
+        let history = &input.history;
+        observed::check_shape(case, history)?;
+        let missing = observed::unobserved(case, history);
+        let final_state = match &history.final_state {
+            Some(state) if missing.is_empty() => state,
+            _ => {
+                return Ok(Verdict::Undecided {
+                    reason: format!("the run was not fully observed: {}", missing.join("; ")),
+                })
+            }
+        };
+        let outside = observed::outside_model(case, history);
+        if !outside.is_empty() {
+            return Ok(Verdict::Undecided {
+                reason: format!(
+                    "the run has outcomes no serial run can reproduce: {}",
+                    outside.join("; ")
+                ),
+            });
+        }
+        let mut concurrent_state = final_state.clone();
+        concurrent_state.canonicalize();
+        let order = schedule::fcrfs_order(case, history)?;
+
+        let mut results = Vec::new();
+        for &variant in &self.config.variants {
+            let serial = schedule::serial_schedule(variant, case, history, &order);
+            let replay = replay::replay(db, case, &serial)?;
+            if let Some(problem) = replay.conflict_description(case) {
+                return Ok(Verdict::Undecided {
+                    reason: format!(
+                        "the {variant} serial replay itself could not run as a model: {problem}; \
+                         a serial run must not conflict"
+                    ),
+                });
+            }
+            let mut differences = Differences {
+                tables: compare_states(&concurrent_state, &replay.state)?,
+                outcomes: Vec::new(),
+            };
+            if self.config.compare_write_outcomes {
+                differences.outcomes = compare_outcomes(
+                    case,
+                    history,
+                    &serial,
+                    &replay,
+                    self.config.compare_affected_rows,
+                );
+            }
+            results.push(VariantResult {
+                variant,
+                schedule: serial,
+                replay,
+                differences,
+            });
+        }
+        if results.iter().all(|r| r.differences.is_empty()) {
+            return Ok(Verdict::Pass);
+        }
+        Ok(report::verdict(&Judgement {
+            case,
+            history,
+            dialect: &self.dialect,
+            config: &self.config,
+            order: &order,
+            concurrent_state: &concurrent_state,
+            results: &results,
+        }))
+    }
+}
+
+export_plugin! {
+    dialects: [],
+    generators: [],
+    oracles: [WssOracle],
+}

@@ -15,7 +15,12 @@ pub fn check_shape(case: &TestCase, history: &History) -> Result<(), PluginError
             case.transactions.len()
         )));
     }
-    for (t, (txn, records)) in case.transactions.iter().zip(&history.statements).enumerate() {
+    for (t, (txn, records)) in case
+        .transactions
+        .iter()
+        .zip(&history.statements)
+        .enumerate()
+    {
         if records.len() != txn.statements.len() {
             return Err(PluginError::invalid_input(format!(
                 "the history has {} statement records for {}, which has {} statements",
@@ -112,5 +117,6 @@ pub fn outside_model(case: &TestCase, history: &History) -> Vec<String> {
 }
 
 pub fn kind_of(case: &TestCase, at: StatementRef) -> &'static str {
-    case.statement(at).map_or("unknown statement", Statement::kind_name)
+    case.statement(at)
+        .map_or("unknown statement", Statement::kind_name)
 }

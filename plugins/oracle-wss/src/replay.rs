@@ -15,6 +15,23 @@ pub struct Replay {
     pub conflict: Option<(StatementRef, Outcome)>,
 }
 
+impl Replay {
+    /// What went wrong at the statement the run stopped at, if it stopped.
+    pub fn conflict_description(&self, case: &TestCase) -> Option<String> {
+        let (at, outcome) = self.conflict.as_ref()?;
+        let kind = case
+            .statement(*at)
+            .map_or("unknown statement", Statement::kind_name);
+        let what = match outcome {
+            Outcome::Error(e) => format!("failed with {e}"),
+            Outcome::NoReply => "got no reply".to_string(),
+            Outcome::NotSubmitted => "was not run".to_string(),
+            other => format!("ended with {other:?}"),
+        };
+        Some(format!("{at} ({kind}) {what}"))
+    }
+}
+
 /// Whether an outcome of a serial run means the run cannot serve as the model:
 /// serial transactions never conflict, and an unobserved statement has an
 /// unknown effect.
@@ -29,7 +46,11 @@ fn conflicts(outcome: &Outcome) -> bool {
 /// Resets the scratch database to the case's initial state and runs `schedule`,
 /// one session per transaction. Every session opened is closed, also when a
 /// request fails; scratch-database failures come back as `Err`.
-pub fn replay(db: &mut dyn HostDb, case: &TestCase, schedule: &[SerialTxn]) -> Result<Replay, PluginError> {
+pub fn replay(
+    db: &mut dyn HostDb,
+    case: &TestCase,
+    schedule: &[SerialTxn],
+) -> Result<Replay, PluginError> {
     db.reset(&case.schema, &case.initial_rows)?;
     let mut outcomes = BTreeMap::new();
     let mut conflict = None;
@@ -60,9 +81,11 @@ fn run_transaction(
     outcomes: &mut BTreeMap<StatementRef, Outcome>,
 ) -> Result<Option<(StatementRef, Outcome)>, PluginError> {
     for at in txn.refs() {
-        let statement = case
-            .statement(at)
-            .ok_or_else(|| PluginError::internal(format!("the serial schedule names {at}, which does not exist")))?;
+        let statement = case.statement(at).ok_or_else(|| {
+            PluginError::internal(format!(
+                "the serial schedule names {at}, which does not exist"
+            ))
+        })?;
         let outcome = db.execute(session, statement)?;
         outcomes.insert(at, outcome.clone());
         if conflicts(&outcome) {

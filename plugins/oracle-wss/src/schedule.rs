@@ -24,7 +24,11 @@ impl From<ScheduleError> for PluginError {
 }
 
 /// The statement whose completion ended transaction `t`; `None` while unfinished.
-pub fn end_statement(case: &TestCase, history: &History, t: usize) -> Result<Option<StatementRef>, ScheduleError> {
+pub fn end_statement(
+    case: &TestCase,
+    history: &History,
+    t: usize,
+) -> Result<Option<StatementRef>, ScheduleError> {
     let txn = &case.transactions[t];
     let label = || txn_label(t);
     match (&history.transactions[t].end, txn.kind) {
@@ -33,7 +37,10 @@ pub fn end_statement(case: &TestCase, history: &History, t: usize) -> Result<Opt
             if by.txn() == t && by.stmt() < txn.statements.len() {
                 Ok(Some(*by))
             } else {
-                Err(ScheduleError::ForeignAbort { txn: label(), by: *by })
+                Err(ScheduleError::ForeignAbort {
+                    txn: label(),
+                    by: *by,
+                })
             }
         }
         (TxnEnd::RolledBack, TxnKind::Autocommit) => {
@@ -44,7 +51,11 @@ pub fn end_statement(case: &TestCase, history: &History, t: usize) -> Result<Opt
             Some(last) if last.is_end() => Ok(Some(StatementRef::new(t, txn.statements.len() - 1))),
             _ => Err(ScheduleError::NoEndStatement {
                 txn: label(),
-                end: if *end == TxnEnd::Committed { "committed" } else { "rolled back" },
+                end: if *end == TxnEnd::Committed {
+                    "committed"
+                } else {
+                    "rolled back"
+                },
             }),
         },
     }
@@ -67,7 +78,10 @@ pub fn fcrfs_order(case: &TestCase, history: &History) -> Result<Vec<usize>, Sch
     for (t, end) in ends.iter().enumerate() {
         if let Some(at) = end {
             if !order.contains(&t) {
-                return Err(ScheduleError::EndNotCompleted { txn: txn_label(t), at: *at });
+                return Err(ScheduleError::EndNotCompleted {
+                    txn: txn_label(t),
+                    at: *at,
+                });
             }
         }
     }
@@ -85,7 +99,9 @@ pub struct SerialTxn {
 
 impl SerialTxn {
     pub fn refs(&self) -> impl Iterator<Item = StatementRef> + '_ {
-        self.statements.iter().map(move |&s| StatementRef::new(self.txn, s))
+        self.statements
+            .iter()
+            .map(move |&s| StatementRef::new(self.txn, s))
     }
 }
 
@@ -94,7 +110,12 @@ impl SerialTxn {
 /// tx-WSS replays every transaction that did not abort, whole; stmt-WSS replays
 /// the statements of committed transactions without their BEGIN/COMMIT. Aborted
 /// transactions never appear: they must have had no effect.
-pub fn serial_schedule(variant: Variant, case: &TestCase, history: &History, order: &[usize]) -> Vec<SerialTxn> {
+pub fn serial_schedule(
+    variant: Variant,
+    case: &TestCase,
+    history: &History,
+    order: &[usize],
+) -> Vec<SerialTxn> {
     order
         .iter()
         .filter_map(|&t| {

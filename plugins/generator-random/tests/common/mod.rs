@@ -58,6 +58,7 @@ pub fn semantics(level: IsolationLevel) -> LevelSemantics {
         write_conflict: WriteConflict::SingleWriter,
         semi_consistent_writes: false,
         predicate_conflicts: true,
+        serial_order: SerialOrder::CommitOrder,
         notes: Vec::new(),
         references: Vec::new(),
     }

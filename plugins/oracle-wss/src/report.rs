@@ -1,0 +1,390 @@
+//! Turns differences into a verdict: a finding, or undecided when the vendor's
+//! documented semantics permit them.
+
+use crate::compare::{Differences, OutcomeDiff, OutcomeDiffKind, TableDiff};
+use crate::config::{Variant, WssConfig};
+use crate::replay::Replay;
+use crate::schedule::SerialTxn;
+use serde_json::json;
+use txlab_plugin_api::prelude::*;
+
+pub const MODEL: &str = "write-specific serializability (WSS): the concurrent run must leave the database in the same state, \
+and its writes must have the same outcomes, as the serial run of its transactions in FCRFS order \
+(first commit/rollback first scheduled); WriteCheck, Cui et al., PVLDB 18(8) 2025";
+
+/// One variant's serial run and how it differs from the concurrent run.
+#[derive(Clone, Debug)]
+pub struct VariantResult {
+    pub variant: Variant,
+    pub schedule: Vec<SerialTxn>,
+    pub replay: Replay,
+    pub differences: Differences,
+}
+
+/// Everything a verdict is made from.
+pub struct Judgement<'a> {
+    pub case: &'a TestCase,
+    pub history: &'a History,
+    pub dialect: &'a DialectInfo,
+    pub config: &'a WssConfig,
+    pub order: &'a [usize],
+    pub concurrent_state: &'a DbState,
+    pub results: &'a [VariantResult],
+}
+
+/// Isolation levels of the case's transactions, each once, in a fixed order.
+pub fn involved_levels(case: &TestCase) -> Vec<IsolationLevel> {
+    let mut levels: Vec<IsolationLevel> = case.transactions.iter().map(|t| t.isolation).collect();
+    levels.sort();
+    levels.dedup();
+    levels
+}
+
+/// A level at which the vendor may permit a WSS difference, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Permission {
+    pub level: IsolationLevel,
+    pub why: String,
+}
+
+/// Why differences at `levels` may be permitted by the vendor (WriteCheck §6.4):
+/// one entry per level that is not described or does not check every write
+/// conflict. Empty when Assumption 1 holds at every level.
+pub fn permissions(dialect: &DialectInfo, levels: &[IsolationLevel]) -> Vec<Permission> {
+    levels
+        .iter()
+        .filter_map(|&level| {
+            let why = match dialect.level(level) {
+                None => format!(
+                    "the dialect `{}` does not describe {level}, so it is unknown whether that level checks every write conflict",
+                    dialect.name
+                ),
+                Some(semantics) if !semantics.writes_serialize_in_commit_order() => {
+                    let mut traits = Vec::new();
+                    if semantics.semi_consistent_writes {
+                        traits.push(
+                            "semi-consistent writes (an UPDATE may skip rows that other transactions hold locked \
+                             when their latest committed version does not match)",
+                        );
+                    }
+                    if !semantics.predicate_conflicts {
+                        traits.push(
+                            "no predicate conflicts on writes (a write does not lock the range it scans, \
+                             so a concurrent INSERT into that range does not conflict with it)",
+                        );
+                    }
+                    if semantics.serial_order != SerialOrder::CommitOrder {
+                        traits.push(
+                            "a serial order that need not be the commit order (serializable snapshot \
+                             isolation may place a transaction before one that committed earlier)",
+                        );
+                    }
+                    format!("{} at {level} has {}", dialect.name, traits.join(" and "))
+                }
+                Some(_) => return None,
+            };
+            Some(Permission { level, why })
+        })
+        .collect()
+}
+
+fn whys(permitted: &[Permission]) -> String {
+    permitted
+        .iter()
+        .map(|p| p.why.as_str())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+pub fn verdict(j: &Judgement<'_>) -> Verdict {
+    let permitted = permissions(j.dialect, &involved_levels(j.case));
+    if !permitted.is_empty() && !j.config.report_weak_levels {
+        let levels: Vec<&str> = permitted.iter().map(|p| p.level.name()).collect();
+        // The summary groups undecided cases by the text before the first colon,
+        // so it names the levels and nothing case-specific.
+        return Verdict::Undecided {
+            reason: format!(
+                "the difference may be permitted at {}: {}, but {}. WriteCheck (PVLDB 18(8) 2025, \
+                 section 6.4) shows that vendors permit such differences where its Assumption 1 does not \
+                 hold, so they are not reported; set report_weak_levels = true to report them",
+                levels.join(", "),
+                summary(j.results),
+                whys(&permitted)
+            ),
+        };
+    }
+    Verdict::Finding(Finding {
+        title: title(j.results),
+        model: MODEL.into(),
+        assumed_semantics: assumed_semantics(j),
+        explanation: explanation(j, &permitted),
+        evidence: evidence(j, &permitted),
+    })
+}
+
+fn names(results: &[&VariantResult]) -> String {
+    results
+        .iter()
+        .map(|r| r.variant.name())
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+fn title(results: &[VariantResult]) -> String {
+    let state: Vec<&VariantResult> = results
+        .iter()
+        .filter(|r| !r.differences.tables.is_empty())
+        .collect();
+    if !state.is_empty() {
+        return format!(
+            "{} violation: the final state differs from the serial run in commit order",
+            names(&state)
+        );
+    }
+    let outcomes: Vec<&VariantResult> = results
+        .iter()
+        .filter(|r| !r.differences.outcomes.is_empty())
+        .collect();
+    format!(
+        "{} violation: a write outcome differs from the serial run in commit order",
+        names(&outcomes)
+    )
+}
+
+/// One line of what differed, for undecided reasons.
+fn summary(results: &[VariantResult]) -> String {
+    let parts: Vec<String> = results
+        .iter()
+        .filter(|r| !r.differences.is_empty())
+        .map(|r| {
+            let mut what = Vec::new();
+            if !r.differences.tables.is_empty() {
+                let tables: Vec<String> = r
+                    .differences
+                    .tables
+                    .iter()
+                    .map(|t| format!("`{}`", t.table))
+                    .collect();
+                what.push(format!("the final state differs in {}", tables.join(", ")));
+            }
+            if !r.differences.outcomes.is_empty() {
+                let writes: Vec<String> = r
+                    .differences
+                    .outcomes
+                    .iter()
+                    .map(|o| o.at.to_string())
+                    .collect();
+                what.push(format!("the outcome of {} differs", writes.join(", ")));
+            }
+            format!("{}: {}", r.variant, what.join(" and "))
+        })
+        .collect();
+    format!(
+        "the run differs from the serial run in FCRFS order ({})",
+        parts.join("; ")
+    )
+}
+
+fn assumed_semantics(j: &Judgement<'_>) -> String {
+    let mut lines = vec![format!(
+        "dialect `{}`; WriteCheck's Assumption 1: every write-write conflict, predicate conflicts included, \
+         is blocked or aborted. The levels involved:\n",
+        j.dialect.name
+    )];
+    for level in involved_levels(j.case) {
+        lines.push(match j.dialect.level(level) {
+            None => format!("- {level}: not described by the dialect"),
+            Some(semantics) if semantics.notes.is_empty() => format!("- {}", semantics.summary()),
+            Some(semantics) => format!(
+                "- {} (notes: {})",
+                semantics.summary(),
+                semantics.notes.join("; ")
+            ),
+        });
+    }
+    lines.join("\n")
+}
+
+fn order_text(order: &[usize]) -> String {
+    if order.is_empty() {
+        return "(no transaction)".into();
+    }
+    order
+        .iter()
+        .map(|&t| txn_label(t))
+        .collect::<Vec<_>>()
+        .join(" → ")
+}
+
+fn aborted(history: &History) -> Vec<(usize, StatementRef, ErrorClass)> {
+    history
+        .transactions
+        .iter()
+        .enumerate()
+        .filter_map(|(t, r)| match r.end {
+            TxnEnd::Aborted { by, class } => Some((t, by, class)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn row_text(row: &[Value]) -> String {
+    let cells: Vec<String> = row.iter().map(ToString::to_string).collect();
+    format!("({})", cells.join(", "))
+}
+
+fn rows_text(rows: &[Vec<Value>]) -> String {
+    if rows.is_empty() {
+        return "none".into();
+    }
+    rows.iter()
+        .map(|r| row_text(r))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn outcome_text(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Affected { rows: 1 } => "affected 1 row".into(),
+        Outcome::Affected { rows } => format!("affected {rows} rows"),
+        Outcome::Done => "succeeded".into(),
+        Outcome::Rows { rows, .. } => format!("returned {} rows", rows.len()),
+        Outcome::Error(e) => format!("failed with {e}"),
+        Outcome::NoReply => "got no reply".into(),
+        Outcome::NotSubmitted => "was not sent".into(),
+    }
+}
+
+fn outcome_kind_text(kind: OutcomeDiffKind) -> &'static str {
+    match kind {
+        OutcomeDiffKind::SucceededOnlyConcurrently => "succeeded only in the concurrent run",
+        OutcomeDiffKind::SucceededOnlySerially => "succeeded only in the serial run",
+        OutcomeDiffKind::ErrorClassDiffers => "failed differently",
+        OutcomeDiffKind::AffectedRowsDiffer => "affected a different number of rows",
+    }
+}
+
+fn schedule_text(schedule: &[SerialTxn]) -> String {
+    if schedule.is_empty() {
+        return "(empty)".into();
+    }
+    schedule
+        .iter()
+        .map(|txn| {
+            let refs: Vec<String> = txn.refs().map(|r| r.to_string()).collect();
+            format!("{}: {}", txn_label(txn.txn), refs.join(" "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn table_markdown(diff: &TableDiff) -> String {
+    format!(
+        "Table `{}` (columns {}):\n- only in the concurrent run: {}\n- only in the serial run: {}\n",
+        diff.table,
+        diff.columns.join(", "),
+        rows_text(&diff.only_concurrent),
+        rows_text(&diff.only_serial)
+    )
+}
+
+fn outcome_markdown(case: &TestCase, diff: &OutcomeDiff) -> String {
+    format!(
+        "- `{}` ({}) {}: concurrent run {}, serial run {}\n",
+        diff.at,
+        case.statement(diff.at).map_or("?", Statement::kind_name),
+        outcome_kind_text(diff.kind),
+        outcome_text(&diff.concurrent),
+        outcome_text(&diff.serial)
+    )
+}
+
+fn explanation(j: &Judgement<'_>, permitted: &[Permission]) -> String {
+    let mut md = String::from(
+        "The concurrent run does not have the effect of the serial run of its transactions in FCRFS order, \
+         where each transaction takes its place at the statement that ended it (its COMMIT, ROLLBACK or \
+         the statement it aborted at). Aborted transactions must have no effect and are left out.\n\n",
+    );
+    md.push_str(&format!("**FCRFS order:** {}\n\n", order_text(j.order)));
+    let aborted = aborted(j.history);
+    if !aborted.is_empty() {
+        let list: Vec<String> = aborted
+            .iter()
+            .map(|(t, by, class)| format!("{} (at `{by}`: {class})", txn_label(*t)))
+            .collect();
+        md.push_str(&format!("**Aborted, left out:** {}\n\n", list.join(", ")));
+    }
+    for result in j.results {
+        md.push_str(&format!(
+            "### {} ({})\n\nSerial schedule: {}\n\n",
+            result.variant,
+            result.variant.definition(),
+            schedule_text(&result.schedule)
+        ));
+        if result.differences.is_empty() {
+            md.push_str("No difference.\n\n");
+            continue;
+        }
+        for diff in &result.differences.tables {
+            md.push_str(&table_markdown(diff));
+            md.push('\n');
+        }
+        if !result.differences.outcomes.is_empty() {
+            md.push_str("Write outcomes that differ:\n");
+            for diff in &result.differences.outcomes {
+                md.push_str(&outcome_markdown(j.case, diff));
+            }
+            md.push('\n');
+        }
+    }
+    if !permitted.is_empty() {
+        md.push_str(&format!(
+            "> **Possibly permitted by the vendor:** {}. WriteCheck (section 6.4) reports such differences as \
+             false positives; this finding is reported because `report_weak_levels = true`.\n",
+            whys(permitted)
+        ));
+    }
+    md
+}
+
+fn outcome_json(diff: &OutcomeDiff) -> serde_json::Value {
+    json!({
+        "statement": diff.at.to_string(),
+        "kind": diff.kind,
+        "concurrent": diff.concurrent,
+        "serial": diff.serial,
+    })
+}
+
+fn evidence(j: &Judgement<'_>, permitted: &[Permission]) -> serde_json::Value {
+    let variants: Vec<serde_json::Value> = j
+        .results
+        .iter()
+        .map(|r| {
+            json!({
+                "variant": r.variant.name(),
+                "serial_schedule": r.schedule.iter().map(|txn| json!({
+                    "transaction": txn_label(txn.txn),
+                    "statements": txn.refs().map(|s| s.to_string()).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+                "serial_state": r.replay.state,
+                "table_differences": r.differences.tables,
+                "outcome_differences": r.differences.outcomes.iter().map(outcome_json).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({
+        "fcrfs_order": j.order.iter().map(|&t| txn_label(t)).collect::<Vec<_>>(),
+        "aborted": aborted(j.history).iter().map(|(t, by, class)| json!({
+            "transaction": txn_label(*t),
+            "by": by.to_string(),
+            "class": class,
+        })).collect::<Vec<_>>(),
+        "concurrent_state": j.concurrent_state,
+        "variants": variants,
+        "permissible_because": permitted.iter().map(|p| json!({
+            "level": p.level,
+            "why": p.why,
+        })).collect::<Vec<_>>(),
+    })
+}

@@ -1,0 +1,329 @@
+//! Builders shared by the oracle tests: cases, hand-made histories, dialects.
+#![allow(dead_code)]
+
+use txlab_oracle_wss::{WssConfig, WssOracle};
+use txlab_plugin_api::prelude::*;
+use txlab_testkit::{render_statement, MemoryDb};
+
+pub fn int(i: i64) -> Value {
+    Value::Int(i)
+}
+
+pub fn text(s: &str) -> Value {
+    Value::Text(s.into())
+}
+
+pub fn col(name: &str) -> Expr {
+    Expr::column(name)
+}
+
+pub fn lit(v: Value) -> Expr {
+    Expr::lit(v)
+}
+
+pub fn table(name: &str, columns: &[(&str, ColumnType)], primary_key: &[&str]) -> Table {
+    Table {
+        name: name.into(),
+        columns: columns
+            .iter()
+            .map(|(n, ty)| Column {
+                name: n.to_string(),
+                ty: *ty,
+                not_null: false,
+            })
+            .collect(),
+        primary_key: primary_key.iter().map(|c| c.to_string()).collect(),
+        unique: vec![],
+        indexes: vec![],
+    }
+}
+
+pub fn rows(table: &Table, rows: Vec<Vec<Value>>) -> TableRows {
+    TableRows {
+        table: table.name.clone(),
+        columns: table.column_names(),
+        rows,
+    }
+}
+
+pub fn insert(
+    table: &str,
+    columns: &[&str],
+    values: Vec<Value>,
+    on_conflict: OnConflict,
+) -> Statement {
+    Statement::Insert(Insert {
+        table: table.into(),
+        columns: columns.iter().map(|c| c.to_string()).collect(),
+        rows: vec![values.into_iter().map(Expr::Literal).collect()],
+        on_conflict,
+    })
+}
+
+pub fn update(table: &str, assignments: Vec<(&str, Expr)>, filter: Option<Expr>) -> Statement {
+    Statement::Update(Update {
+        table: table.into(),
+        assignments: assignments
+            .into_iter()
+            .map(|(c, value)| Assignment {
+                column: c.into(),
+                value,
+            })
+            .collect(),
+        filter,
+    })
+}
+
+pub fn delete(table: &str, filter: Option<Expr>) -> Statement {
+    Statement::Delete(Delete {
+        table: table.into(),
+        filter,
+    })
+}
+
+pub fn select(table: &str) -> Statement {
+    Statement::Select(Select {
+        table: table.into(),
+        projection: Projection::All,
+        filter: None,
+        order_by: vec![],
+        lock: RowLock::None,
+    })
+}
+
+/// BEGIN, `body`, then COMMIT or ROLLBACK.
+pub fn explicit(isolation: IsolationLevel, body: Vec<Statement>, commit: bool) -> Transaction {
+    let mut statements = vec![Statement::Begin];
+    statements.extend(body);
+    statements.push(if commit {
+        Statement::Commit
+    } else {
+        Statement::Rollback
+    });
+    Transaction {
+        isolation,
+        kind: TxnKind::Explicit,
+        statements,
+    }
+}
+
+pub fn autocommit(isolation: IsolationLevel, statement: Statement) -> Transaction {
+    Transaction {
+        isolation,
+        kind: TxnKind::Autocommit,
+        statements: vec![statement],
+    }
+}
+
+/// Statement references from a list of transaction indexes, one per statement,
+/// like WriteCheck's case files (`1-2-2-1`, here 0-based).
+pub fn refs(transactions: &[Transaction], txn_ids: &[usize]) -> Vec<StatementRef> {
+    let mut next = vec![0usize; transactions.len()];
+    txn_ids
+        .iter()
+        .map(|&t| {
+            next[t] += 1;
+            StatementRef::new(t, next[t] - 1)
+        })
+        .collect()
+}
+
+pub fn case(
+    tables: Vec<Table>,
+    initial_rows: Vec<TableRows>,
+    transactions: Vec<Transaction>,
+    submitted: &[usize],
+) -> TestCase {
+    let submitted_order = refs(&transactions, submitted);
+    let case = TestCase {
+        seed: 0,
+        generator: "test".into(),
+        schema: Schema { tables },
+        initial_rows,
+        transactions,
+        submitted_order,
+    };
+    case.validate().unwrap();
+    case
+}
+
+pub fn state(table: &Table, rows: Vec<Vec<Value>>) -> DbState {
+    let mut state = DbState {
+        tables: vec![TableState {
+            table: table.name.clone(),
+            columns: table.column_names(),
+            rows,
+        }],
+    };
+    state.canonicalize();
+    state
+}
+
+pub fn affected(rows: u64) -> Outcome {
+    Outcome::Affected { rows }
+}
+
+pub fn error(class: ErrorClass, scope: ErrorScope) -> Outcome {
+    Outcome::Error(DbError {
+        class,
+        scope,
+        code: None,
+        sqlstate: None,
+        message: format!("injected {class}"),
+    })
+}
+
+/// A hand-made history of a concurrent run: statements completed in `completion`
+/// order (given as transaction indexes, as in [`refs`]). Control statements
+/// succeed and reads return nothing unless `outcomes` says otherwise; every
+/// write completed needs an outcome. Statements not completed were not sent.
+pub fn history(
+    case: &TestCase,
+    completion: &[usize],
+    outcomes: Vec<(StatementRef, Outcome)>,
+    ends: Vec<TxnEnd>,
+    final_state: DbState,
+) -> History {
+    let completion_order = refs(&case.transactions, completion);
+    let mut statements: Vec<Vec<StatementRecord>> = case
+        .transactions
+        .iter()
+        .enumerate()
+        .map(|(t, txn)| {
+            txn.statements
+                .iter()
+                .enumerate()
+                .map(|(s, statement)| StatementRecord {
+                    at: StatementRef::new(t, s),
+                    sql: render_statement(statement),
+                    submitted_us: None,
+                    completed_us: None,
+                    blocked: None,
+                    outcome: Outcome::NotSubmitted,
+                })
+                .collect()
+        })
+        .collect();
+    for (i, &at) in completion_order.iter().enumerate() {
+        let statement = case.statement(at).unwrap();
+        let given = outcomes
+            .iter()
+            .find(|(r, _)| *r == at)
+            .map(|(_, o)| o.clone());
+        let outcome = given.unwrap_or_else(|| match statement {
+            s if s.is_control() => Outcome::Done,
+            Statement::Select(_) => Outcome::Rows {
+                columns: vec![],
+                rows: vec![],
+            },
+            _ => panic!("the history needs an outcome for the write {at}"),
+        });
+        let record = &mut statements[at.txn()][at.stmt()];
+        record.submitted_us = Some(i as u64 * 10);
+        record.completed_us = Some(i as u64 * 10 + 5);
+        record.outcome = outcome;
+    }
+    assert_eq!(ends.len(), case.transactions.len());
+    let transactions = ends
+        .into_iter()
+        .zip(&case.transactions)
+        .enumerate()
+        .map(|(t, (end, txn))| {
+            let last = match &end {
+                TxnEnd::Aborted { by, .. } => Some(*by),
+                TxnEnd::Unfinished => None,
+                _ => Some(StatementRef::new(t, txn.statements.len() - 1)),
+            };
+            TransactionRecord {
+                isolation: txn.isolation,
+                end,
+                ended_us: last.and_then(|at| statements[at.txn()][at.stmt()].completed_us),
+            }
+        })
+        .collect();
+    History {
+        statements,
+        transactions,
+        completion_order,
+        final_state: Some(final_state),
+        unobserved: vec![],
+    }
+}
+
+pub fn semantics(
+    level: IsolationLevel,
+    semi_consistent_writes: bool,
+    predicate_conflicts: bool,
+) -> LevelSemantics {
+    LevelSemantics {
+        level,
+        snapshot: SnapshotPoint::FirstRead,
+        write_reads: WriteReads::LatestCommitted,
+        write_conflict: WriteConflict::BlockThenProceed,
+        semi_consistent_writes,
+        predicate_conflicts,
+        serial_order: SerialOrder::CommitOrder,
+        notes: vec![format!("test profile of {level}")],
+        references: vec![],
+    }
+}
+
+pub fn dialect(levels: Vec<LevelSemantics>) -> DialectInfo {
+    DialectInfo {
+        name: "testdb".into(),
+        driver: "sqlite".into(),
+        levels,
+        features: Features::default(),
+        lock_probe: LockProbe::Driver,
+    }
+}
+
+/// A dialect whose every level checks every write conflict (Assumption 1 holds).
+pub fn strict_dialect() -> DialectInfo {
+    dialect(
+        IsolationLevel::ALL
+            .iter()
+            .map(|&l| semantics(l, false, true))
+            .collect(),
+    )
+}
+
+pub fn oracle_with(config_json: &str, dialect: DialectInfo) -> WssOracle {
+    let config: WssConfig = parse_config(config_json).unwrap();
+    WssOracle::new(config, OracleContext { dialect }).unwrap()
+}
+
+pub fn oracle() -> WssOracle {
+    oracle_with("", strict_dialect())
+}
+
+/// Runs the check on a fresh [`MemoryDb`] and asserts that every session the
+/// oracle opened was closed.
+pub fn check(oracle: &mut WssOracle, case: &TestCase, history: &History) -> Verdict {
+    let mut db = MemoryDb::new();
+    let verdict = oracle
+        .check(
+            &CheckInput {
+                case: case.clone(),
+                history: history.clone(),
+            },
+            &mut db,
+        )
+        .unwrap();
+    assert_eq!(db.open_sessions(), 0, "the oracle left sessions open");
+    verdict
+}
+
+pub fn expect_finding(verdict: Verdict) -> Finding {
+    match verdict {
+        Verdict::Finding(f) => f,
+        other => panic!("expected a finding, got {other:?}"),
+    }
+}
+
+pub fn expect_undecided(verdict: Verdict) -> String {
+    match verdict {
+        Verdict::Undecided { reason } => reason,
+        other => panic!("expected undecided, got {other:?}"),
+    }
+}
