@@ -183,6 +183,18 @@ fn print_summary(s: &pipeline::RunSummary) {
         "  passed {}, findings {} (in {} cases), undecided {}, tool errors {}",
         s.passed, s.findings, s.cases_with_findings, s.undecided, s.errors
     );
+    let x = &s.exercised;
+    let aborted: u64 = x.aborted.values().sum();
+    let by_class: Vec<String> = x.aborted.iter().map(|(c, n)| format!("{c} {n}")).collect();
+    println!(
+        "  exercised: {} transactions ({} committed, {} rolled back, {aborted} aborted{}), {} blocked statements in {} cases",
+        x.transactions,
+        x.committed,
+        x.rolled_back,
+        if by_class.is_empty() { String::new() } else { format!(": {}", by_class.join(", ")) },
+        x.blocked_statements,
+        x.cases_with_blocking
+    );
     let mut reasons: Vec<_> = s.undecided_reasons.iter().collect();
     reasons.sort_by(|a, b| b.1.cmp(a.1));
     for (reason, n) in reasons.into_iter().take(5) {

@@ -209,6 +209,45 @@ pub struct RunSummary {
     pub errors: u64,
     pub elapsed_secs: f64,
     pub stopped_early: Option<String>,
+    /// What the executed cases exercised: a run that never blocks or aborts
+    /// tests little.
+    pub exercised: Exercised,
+}
+
+/// Concurrency events over all executed cases.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct Exercised {
+    pub transactions: u64,
+    pub committed: u64,
+    pub rolled_back: u64,
+    /// Transactions the DBMS (or an error) aborted, by error class.
+    pub aborted: BTreeMap<String, u64>,
+    pub blocked_statements: u64,
+    pub cases_with_blocking: u64,
+}
+
+impl Exercised {
+    fn add(&mut self, history: &History) {
+        for t in &history.transactions {
+            self.transactions += 1;
+            match &t.end {
+                TxnEnd::Committed => self.committed += 1,
+                TxnEnd::RolledBack => self.rolled_back += 1,
+                TxnEnd::Aborted { class, .. } => {
+                    *self.aborted.entry(class.to_string()).or_default() += 1
+                }
+                TxnEnd::Unfinished => {}
+            }
+        }
+        let blocked = history
+            .statements
+            .iter()
+            .flatten()
+            .filter(|r| r.blocked.is_some())
+            .count() as u64;
+        self.blocked_statements += blocked;
+        self.cases_with_blocking += u64::from(blocked > 0);
+    }
 }
 
 enum Plan {
@@ -449,6 +488,7 @@ struct Worker<'a> {
 struct CaseResult {
     findings: Vec<PathBuf>,
     undecided: Vec<String>,
+    history: History,
 }
 
 impl Worker<'_> {
@@ -469,6 +509,7 @@ impl Worker<'_> {
                 match &result {
                     Ok(r) => {
                         shared.consecutive_errors.store(0, Ordering::SeqCst);
+                        s.exercised.add(&r.history);
                         if !r.findings.is_empty() {
                             s.cases_with_findings += 1;
                             s.findings += r.findings.len() as u64;
@@ -534,10 +575,8 @@ impl Worker<'_> {
             .render_case(&prepared)
             .map_err(|e| e.to_string())?;
         let history = self.execute(&prepared, &rendered)?;
-        let mut result = CaseResult {
-            findings: Vec::new(),
-            undecided: Vec::new(),
-        };
+        let mut findings = Vec::new();
+        let mut undecided = Vec::new();
         let input = CheckInput {
             case: prepared,
             history,
@@ -547,7 +586,7 @@ impl Worker<'_> {
             self.scratch.end_check();
             match verdict.map_err(|e| e.to_string())? {
                 Verdict::Pass => {}
-                Verdict::Undecided { reason } => result.undecided.push(format!("{name}: {reason}")),
+                Verdict::Undecided { reason } => undecided.push(format!("{name}: {reason}")),
                 Verdict::Finding(finding) => {
                     let dir = write_finding(
                         findings_dir,
@@ -564,11 +603,15 @@ impl Worker<'_> {
                         },
                     )
                     .map_err(|e| format!("cannot write a finding: {e}"))?;
-                    result.findings.push(dir);
+                    findings.push(dir);
                 }
             }
         }
-        Ok(result)
+        Ok(CaseResult {
+            findings,
+            undecided,
+            history: input.history,
+        })
     }
 
     fn execute(&mut self, case: &TestCase, rendered: &RenderedCase) -> Result<History, String> {

@@ -143,6 +143,11 @@ fn the_quickstart_runs_and_finds_nothing_on_sqlite() {
     assert_eq!(s["findings"], 0);
     assert_eq!(s["errors"], 0);
     assert_eq!(s["seed"], 42);
+    // The quickstart must exercise concurrency control, not just run statements.
+    let x = &s["exercised"];
+    assert!(x["blocked_statements"].as_u64().unwrap() > 0, "{x}");
+    assert!(x["aborted"]["serialization failure"].as_u64().unwrap() > 0, "{x}");
+    assert!(stdout(&o).contains("blocked statements in"), "{}", stdout(&o));
 }
 
 #[test]
