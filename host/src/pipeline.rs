@@ -460,7 +460,9 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
             handles.push(scope.spawn(move || worker.work(seed, &plan, &shared)));
         }
         for h in handles {
-            let _ = h.join();
+            if h.join().is_err() {
+                shared.stop("a worker stopped on an internal error (see the log above)".into());
+            }
         }
         Ok(())
     })?;

@@ -115,10 +115,11 @@ async fn install(
     let mut statements: Vec<(String, &'static str)> = Vec::new();
     let same = previous.as_ref() == Some(schema);
     if !same {
-        if let Some(old) = previous.take() {
-            for t in old.tables.iter().rev() {
-                statements.push((dialect.drop_table(t)?, "dropping the previous tables"));
-            }
+        // Unknown state (first use, or an earlier load failed): drop the new
+        // schema's tables too, in case they are left over.
+        let old = previous.take().unwrap_or_else(|| schema.clone());
+        for t in old.tables.iter().rev() {
+            statements.push((dialect.drop_table(t)?, "dropping the previous tables"));
         }
         for sql in &rendered.create {
             statements.push((sql.clone(), "creating the tables"));

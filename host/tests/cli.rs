@@ -146,8 +146,15 @@ fn the_quickstart_runs_and_finds_nothing_on_sqlite() {
     // The quickstart must exercise concurrency control, not just run statements.
     let x = &s["exercised"];
     assert!(x["blocked_statements"].as_u64().unwrap() > 0, "{x}");
-    assert!(x["aborted"]["serialization failure"].as_u64().unwrap() > 0, "{x}");
-    assert!(stdout(&o).contains("blocked statements in"), "{}", stdout(&o));
+    assert!(
+        x["aborted"]["serialization failure"].as_u64().unwrap() > 0,
+        "{x}"
+    );
+    assert!(
+        stdout(&o).contains("blocked statements in"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]

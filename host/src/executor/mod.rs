@@ -529,6 +529,8 @@ impl Run<'_, '_> {
                 if e.scope == ErrorScope::Connection {
                     t.phase = Phase::Finished;
                     t.open = false;
+                    // The session is gone: do not hand it back for reuse.
+                    self.abandoned.push(at.txn());
                     let message = format!("{at} lost its connection: {}", e.message);
                     self.history.statements[at.txn()][at.stmt()].completed_us = Some(completed);
                     self.history.statements[at.txn()][at.stmt()].outcome = outcome;

@@ -280,12 +280,14 @@ async fn without_a_working_probe_a_block_is_assumed_by_timeout_and_noted() {
 async fn a_lost_connection_is_recorded_as_such() {
     let db = FakeDb::new();
     db.break_session(2);
-    let (h, _) = run(
+    let (h, sessions) = run(
         &db,
         &[&["BEGIN", "W a", "COMMIT"], &["BEGIN", "W b", "COMMIT"]],
         &[1, 2, 1, 2, 1, 2],
     )
     .await;
+    // The broken session is not handed back for the next case.
+    assert!(sessions[0].is_some() && sessions[1].is_none());
     assert_eq!(
         h.record(r(2, 1)).unwrap().outcome.error().unwrap().class,
         ErrorClass::ConnectionLost

@@ -57,6 +57,8 @@ pub trait Dialect: Send + Sync + 'static {
     /// CREATE TABLE for `table`, followed by its CREATE INDEX statements.
     fn create_table(&self, table: &Table) -> Result<Vec<String>, PluginError>;
 
+    /// Drops the table if it exists (`DROP TABLE IF EXISTS`): the host also calls
+    /// it for tables that may not exist.
     fn drop_table(&self, table: &Table) -> Result<String, PluginError>;
 
     /// One statement's SQL text.
