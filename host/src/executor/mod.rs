@@ -85,7 +85,7 @@ pub struct ScheduleExecutor<'a> {
 }
 
 /// Sessions handed back after a case; `None` where a session had to be abandoned
-/// (its statement never returned) and must be replaced.
+/// (its statement never returned, or its connection broke) and must be replaced.
 pub type ReturnedSessions = Vec<Option<Box<dyn Session>>>;
 
 enum Tag {
@@ -193,14 +193,12 @@ impl<'a> ScheduleExecutor<'a> {
         let mut returned = Vec::new();
         for (i, task) in tasks.into_iter().enumerate() {
             if abandoned.contains(&i) {
-                // Its statement never returned; cancel it and do not wait for it.
+                // Its statement never returned or its connection broke: cancel
+                // whatever still runs and drop the session; the caller opens a
+                // new one for the next case.
                 let _ = self.monitor.cancel(&keys[i]).await;
-                returned.push(
-                    timeout(Duration::from_secs(1), task)
-                        .await
-                        .ok()
-                        .and_then(Result::ok),
-                );
+                let _ = timeout(Duration::from_secs(1), task).await;
+                returned.push(None);
             } else {
                 returned.push(task.await.ok());
             }
