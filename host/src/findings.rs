@@ -145,7 +145,7 @@ fn repro_sql(input: &FindingInput<'_>) -> String {
             .join(", ")
     );
     for (i, t) in input.rendered.transactions.iter().enumerate() {
-        for sql in &t.session_setup {
+        for sql in &t.session.statements {
             let _ = writeln!(s, "/* {} */ {}", txn_label(i), sql_line(sql));
         }
     }

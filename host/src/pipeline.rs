@@ -381,6 +381,19 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
         stall_timeout: e.stall_timeout.0,
         reply_timeout: e.statement_timeout.0 + e.lock_wait_timeout.0 + Duration::from_secs(2),
     };
+    let limits = SessionLimits {
+        statement_timeout_ms: e.statement_timeout.0.as_millis() as u64,
+        lock_wait_timeout_ms: e.lock_wait_timeout.0.as_millis() as u64,
+    };
+    // Every level's session set-up, applied once before the first case.
+    let mut setups = Vec::new();
+    for &isolation in &resolved.levels {
+        setups.push(
+            resolved
+                .dialect
+                .session_setup(&SessionRequest { isolation, limits })?,
+        );
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -441,7 +454,8 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
                 &format!("worker{id}-scratch"),
                 timeouts,
             )?;
-            let case_db = runtime.block_on(CaseDb::open(case_driver))?;
+            let mut case_db = runtime.block_on(CaseDb::open(case_driver))?;
+            runtime.block_on(case_db.preflight(&setups))?;
             let mut worker = Worker {
                 resolved,
                 runtime: runtime.handle().clone(),
@@ -452,7 +466,9 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
                     runtime.handle().clone(),
                     scratch_driver,
                     resolved.dialect.clone(),
+                    limits,
                 ),
+                limits,
                 case_db,
             };
             let shared = shared.clone();
@@ -478,6 +494,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
 
 struct Worker<'a> {
     resolved: &'a Resolved<'a>,
+    limits: SessionLimits,
     runtime: tokio::runtime::Handle,
     settings: ExecutorSettings,
     generator: GeneratorHandle,
@@ -574,7 +591,7 @@ impl Worker<'_> {
         }
         let rendered = r
             .dialect
-            .render_case(&prepared)
+            .render_case(&prepared, &self.limits)
             .map_err(|e| e.to_string())?;
         let history = self.execute(&prepared, &rendered)?;
         let mut findings = Vec::new();
@@ -624,17 +641,19 @@ impl Worker<'_> {
             db.prepare(&dialect, case, rendered)
                 .await
                 .map_err(|e| e.to_string())?;
-            let sessions = db
-                .sessions(case.transactions.len())
-                .await
-                .map_err(|e| e.to_string())?;
+            let setups: Vec<SessionSetup> = rendered
+                .transactions
+                .iter()
+                .map(|t| t.session.clone())
+                .collect();
+            let sessions = db.sessions(&setups).await.map_err(|e| e.to_string())?;
             let executor = ScheduleExecutor {
                 settings,
                 monitor: db.monitor.as_ref(),
                 classifier: dialect.as_ref(),
             };
             let (history, sessions) = executor.run(case, rendered, sessions).await;
-            db.give_back(sessions);
+            db.give_back(sessions, &setups);
             let mut history = history.map_err(|e| e.to_string())?;
             history.final_state = Some(db.read_state(rendered).await.map_err(|e| e.to_string())?);
             Ok(history)

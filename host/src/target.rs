@@ -30,6 +30,13 @@ pub enum TargetError {
         "the dialect needs the `{0}` driver, which this txlab does not have yet; built in: sqlite"
     )]
     NoDriver(String),
+    #[error("session set-up check `{sql}` returned {got}, expected {expect}: {explain}")]
+    SessionCheck {
+        sql: String,
+        got: String,
+        expect: String,
+        explain: String,
+    },
 }
 
 /// Where the databases of a run live.
@@ -150,12 +157,61 @@ async fn install(
     Ok(())
 }
 
+/// A value as text, the way session checks compare it.
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::Null => "NULL".into(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::Decimal(s) | Value::Text(s) => s.clone(),
+        Value::Bool(b) => u8::from(*b).to_string(),
+        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+    }
+}
+
+/// Runs a session's set-up statements, then its checks.
+async fn apply_setup(session: &mut dyn Session, setup: &SessionSetup) -> Result<(), TargetError> {
+    for sql in &setup.statements {
+        session
+            .execute(sql)
+            .await
+            .map_err(|e| run_error(sql, "setting up a session", e))?;
+    }
+    for check in &setup.checks {
+        let r = session
+            .execute(&check.sql)
+            .await
+            .map_err(|e| run_error(&check.sql, "checking a session's set-up", e))?;
+        let got = r
+            .rows
+            .first()
+            .and_then(|row| row.first())
+            .map(value_text)
+            .unwrap_or_else(|| "no row".into());
+        if got != check.expect {
+            return Err(TargetError::SessionCheck {
+                sql: check.sql.clone(),
+                got,
+                expect: check.expect.clone(),
+                explain: check.explain.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A kept-open session and the set-up it last received.
+struct Pooled {
+    session: Box<dyn Session>,
+    setup: Option<SessionSetup>,
+}
+
 /// A worker's database for running cases.
 pub struct CaseDb {
     driver: Box<dyn Driver>,
     pub monitor: Box<dyn Monitor>,
     admin: Box<dyn Session>,
-    pool: Vec<Box<dyn Session>>,
+    pool: Vec<Pooled>,
     schema: Option<Schema>,
 }
 
@@ -188,17 +244,59 @@ impl CaseDb {
         .await
     }
 
-    /// `n` sessions for one case, reusing those of earlier cases.
-    pub async fn sessions(&mut self, n: usize) -> Result<Vec<Box<dyn Session>>, TargetError> {
-        while self.pool.len() < n {
-            self.pool.push(self.driver.connect().await?);
+    /// Sessions set up as asked, one per entry, reusing those of earlier cases;
+    /// a session already set up the same way is not set up again.
+    pub async fn sessions(
+        &mut self,
+        setups: &[SessionSetup],
+    ) -> Result<Vec<Box<dyn Session>>, TargetError> {
+        while self.pool.len() < setups.len() {
+            self.pool.push(Pooled {
+                session: self.driver.connect().await?,
+                setup: None,
+            });
         }
-        Ok(self.pool.drain(..n).collect())
+        let mut out = Vec::with_capacity(setups.len());
+        for (mut pooled, setup) in self
+            .pool
+            .drain(..setups.len())
+            .collect::<Vec<_>>()
+            .into_iter()
+            .zip(setups)
+        {
+            if pooled.setup.as_ref() != Some(setup) {
+                apply_setup(pooled.session.as_mut(), setup).await?;
+            }
+            out.push(pooled.session);
+        }
+        Ok(out)
     }
 
-    /// Takes sessions back after a case; abandoned ones are replaced later.
-    pub fn give_back(&mut self, sessions: Vec<Option<Box<dyn Session>>>) {
-        self.pool.extend(sessions.into_iter().flatten());
+    /// Takes sessions back after a case with the set-ups they were given;
+    /// abandoned ones are replaced later.
+    pub fn give_back(&mut self, sessions: Vec<Option<Box<dyn Session>>>, setups: &[SessionSetup]) {
+        for (session, setup) in sessions.into_iter().zip(setups) {
+            if let Some(session) = session {
+                self.pool.push(Pooled {
+                    session,
+                    setup: Some(setup.clone()),
+                });
+            }
+        }
+    }
+
+    /// Applies every set-up once before the run, so that a session option the
+    /// server does not accept stops the run before any case.
+    pub async fn preflight(&mut self, setups: &[SessionSetup]) -> Result<(), TargetError> {
+        let mut session = self.driver.connect().await?;
+        for setup in setups {
+            apply_setup(session.as_mut(), setup).await?;
+        }
+        self.pool.push(Pooled {
+            session,
+            setup: setups.last().cloned(),
+        });
+        Ok(())
     }
 
     pub async fn read_state(&mut self, rendered: &RenderedCase) -> Result<DbState, TargetError> {
@@ -212,20 +310,27 @@ pub struct ScratchDb {
     runtime: Handle,
     driver: Box<dyn Driver>,
     dialect: Arc<DialectHandle>,
+    limits: SessionLimits,
     admin: Option<Box<dyn Session>>,
-    sessions: HashMap<u32, (Box<dyn Session>, IsolationLevel)>,
-    idle: Vec<Box<dyn Session>>,
+    sessions: HashMap<u32, (Pooled, IsolationLevel)>,
+    idle: Vec<Pooled>,
     next_id: u32,
     schema: Option<Schema>,
     rendered: Option<RenderedCase>,
 }
 
 impl ScratchDb {
-    pub fn new(runtime: Handle, driver: Box<dyn Driver>, dialect: Arc<DialectHandle>) -> Self {
+    pub fn new(
+        runtime: Handle,
+        driver: Box<dyn Driver>,
+        dialect: Arc<DialectHandle>,
+        limits: SessionLimits,
+    ) -> Self {
         ScratchDb {
             runtime,
             driver,
             dialect,
+            limits,
             admin: None,
             sessions: HashMap::new(),
             idle: Vec::new(),
@@ -265,7 +370,7 @@ impl ScratchDb {
         };
         let rendered = self
             .dialect
-            .render_case(&case)
+            .render_case(&case, &self.limits)
             .map_err(|e| PluginError::host(e.to_string()))?;
         let dialect = self.dialect.clone();
         let mut previous = self.schema.take();
@@ -285,28 +390,33 @@ impl ScratchDb {
     }
 
     fn open(&mut self, isolation: IsolationLevel) -> Result<u32, PluginError> {
-        let mut session = match self.idle.pop() {
-            Some(s) => s,
-            None => self
-                .runtime
-                .block_on(self.driver.connect())
-                .map_err(|e| PluginError::host(e.to_string()))?,
-        };
+        let host = |e: &dyn std::fmt::Display| PluginError::host(format!("scratch database: {e}"));
         let setup = self
             .dialect
-            .session_setup(isolation)
-            .map_err(|e| PluginError::host(e.to_string()))?;
-        for sql in setup {
-            self.runtime.block_on(session.execute(&sql)).map_err(|e| {
-                PluginError::host(format!(
-                    "scratch session set-up `{sql}` failed: {}",
-                    e.message
-                ))
-            })?;
+            .session_setup(&SessionRequest {
+                isolation,
+                limits: self.limits,
+            })
+            .map_err(|e| host(&e))?;
+        let mut pooled = match self.idle.pop() {
+            Some(p) => p,
+            None => Pooled {
+                session: self
+                    .runtime
+                    .block_on(self.driver.connect())
+                    .map_err(|e| host(&e))?,
+                setup: None,
+            },
+        };
+        if pooled.setup.as_ref() != Some(&setup) {
+            self.runtime
+                .block_on(apply_setup(pooled.session.as_mut(), &setup))
+                .map_err(|e| host(&e))?;
+            pooled.setup = Some(setup);
         }
         let id = self.next_id;
         self.next_id += 1;
-        self.sessions.insert(id, (session, isolation));
+        self.sessions.insert(id, (pooled, isolation));
         Ok(id)
     }
 
@@ -314,10 +424,11 @@ impl ScratchDb {
         let schema = self.schema.clone().ok_or_else(|| {
             PluginError::host("execute before reset: the scratch database has no tables")
         })?;
-        let (session, isolation) = self
+        let (pooled, isolation) = self
             .sessions
             .get_mut(&id)
             .ok_or_else(|| PluginError::host(format!("no open scratch session {id}")))?;
+        let session = &mut pooled.session;
         let sql = self
             .dialect
             .render_statement(&RenderRequest {
@@ -346,16 +457,16 @@ impl ScratchDb {
     }
 
     fn close(&mut self, id: u32) -> Result<(), PluginError> {
-        let (mut session, _) = self
+        let (mut pooled, _) = self
             .sessions
             .remove(&id)
             .ok_or_else(|| PluginError::host(format!("no open scratch session {id}")))?;
         // Whatever the oracle left open must not hold locks into the next check.
-        match self.runtime.block_on(session.execute("ROLLBACK")) {
-            Ok(_) => self.idle.push(session),
+        match self.runtime.block_on(pooled.session.execute("ROLLBACK")) {
+            Ok(_) => self.idle.push(pooled),
             Err(e) if e.connection_lost => {}
             // "no transaction is active" and the like: the session is clean.
-            Err(_) => self.idle.push(session),
+            Err(_) => self.idle.push(pooled),
         }
         Ok(())
     }

@@ -131,12 +131,12 @@ pub struct EntryInfo {
 pub trait DialectAbi: Send + Sync {
     /// `DialectInfo` as JSON.
     fn info(&self) -> RResult<RString, AbiError>;
-    /// `TestCase` JSON in, `RenderedCase` JSON out.
-    fn render_case(&self, case: RStr<'_>) -> RResult<RString, AbiError>;
+    /// `RenderCaseRequest` JSON in, `RenderedCase` JSON out.
+    fn render_case(&self, request: RStr<'_>) -> RResult<RString, AbiError>;
     /// `RenderRequest` JSON in, SQL text out.
     fn render_statement(&self, request: RStr<'_>) -> RResult<RString, AbiError>;
-    /// `IsolationLevel` JSON in, `Vec<String>` JSON of session set-up SQL out.
-    fn session_setup(&self, level: RStr<'_>) -> RResult<RString, AbiError>;
+    /// `SessionRequest` JSON in, `SessionSetup` JSON out.
+    fn session_setup(&self, request: RStr<'_>) -> RResult<RString, AbiError>;
     /// `Table` JSON in, `Vec<String>` JSON out (CREATE TABLE, CREATE INDEX).
     fn create_table(&self, table: RStr<'_>) -> RResult<RString, AbiError>;
     /// `Table` JSON in, DROP TABLE text out.

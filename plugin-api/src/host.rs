@@ -380,8 +380,19 @@ impl DialectHandle {
         decode(&self.label, "info", self.obj.info())
     }
 
-    pub fn render_case(&self, case: &TestCase) -> Result<RenderedCase, CallError> {
-        let json = encode(&self.label, "render_case", case)?;
+    pub fn render_case(
+        &self,
+        case: &TestCase,
+        limits: &SessionLimits,
+    ) -> Result<RenderedCase, CallError> {
+        let json = encode(
+            &self.label,
+            "render_case",
+            &RenderCaseRequest {
+                case: case.clone(),
+                limits: *limits,
+            },
+        )?;
         decode(
             &self.label,
             "render_case",
@@ -399,8 +410,8 @@ impl DialectHandle {
         .map(RString::into_string)
     }
 
-    pub fn session_setup(&self, level: IsolationLevel) -> Result<Vec<String>, CallError> {
-        let json = encode(&self.label, "session_setup", &level)?;
+    pub fn session_setup(&self, request: &SessionRequest) -> Result<SessionSetup, CallError> {
+        let json = encode(&self.label, "session_setup", request)?;
         decode(
             &self.label,
             "session_setup",

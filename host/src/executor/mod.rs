@@ -64,12 +64,6 @@ pub enum ExecError {
     NotEnoughSessions { needed: usize, given: usize },
     #[error("the rendered case does not match the case: {0}")]
     RenderMismatch(String),
-    #[error("session set-up for {txn} failed: `{sql}`: {message}")]
-    SessionSetup {
-        txn: String,
-        sql: String,
-        message: String,
-    },
     #[error(transparent)]
     Classify(#[from] CallError),
     #[error("the monitor failed: {0}")]
@@ -308,7 +302,6 @@ impl Run<'_, '_> {
     }
 
     async fn execute(&mut self) -> Result<(), ExecError> {
-        self.session_setup().await?;
         loop {
             if let Some(at) = self.pick() {
                 self.submit(at)?;
@@ -350,23 +343,6 @@ impl Run<'_, '_> {
             }
         }
         self.close_open_transactions().await
-    }
-
-    async fn session_setup(&mut self) -> Result<(), ExecError> {
-        for (txn, r) in self.rendered.transactions.iter().enumerate() {
-            for sql in &r.session_setup {
-                self.send(txn, Tag::Cleanup, sql.clone())?;
-                let reply = self.wait_cleanup_reply(txn).await?;
-                if let Some(Err(e)) = reply {
-                    return Err(ExecError::SessionSetup {
-                        txn: txn_label(txn),
-                        sql: sql.clone(),
-                        message: e.message,
-                    });
-                }
-            }
-        }
-        Ok(())
     }
 
     /// The first statement in submitted order whose transaction can take it.

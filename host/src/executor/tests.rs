@@ -56,7 +56,7 @@ fn case(txns: &[&[&str]], order: &[usize]) -> (TestCase, RenderedCase) {
         transactions: txns
             .iter()
             .map(|t| RenderedTransaction {
-                session_setup: vec![],
+                session: SessionSetup::default(),
                 statements: t.iter().map(|s| s.to_string()).collect(),
             })
             .collect(),

@@ -1,7 +1,7 @@
 //! What a dialect tells the host and the oracles: driver, features, the vendor's
 //! isolation semantics, and the SQL it renders for a case.
 
-use super::{ColumnType, IsolationLevel, Schema, Statement};
+use super::{ColumnType, IsolationLevel, Schema, Statement, TestCase};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -171,11 +171,57 @@ pub enum LockProbe {
     /// The driver itself knows (the embedded SQLite driver retries on SQLITE_BUSY).
     Driver,
     /// A query on a monitor connection; `{session}` is replaced by the waiting
-    /// session's server-side id, and a first column that is true or non-zero means
-    /// the session waits for a lock.
+    /// session's server-side id (MySQL connection id, PostgreSQL backend pid), and
+    /// a first value that is true or non-zero means the session waits for a lock.
     Query { sql: String },
+    /// InnoDB's live status: `SHOW ENGINE INNODB STATUS` lists the session's
+    /// transaction as `LOCK WAIT` with its thread id. Unlike
+    /// `information_schema.innodb_*`, it is not served from a cache that freezes
+    /// under frequent reads.
+    InnodbStatus,
     /// No probe: a statement counts as blocked only after the fallback timeout.
     None,
+}
+
+/// Server-side limits every session of a run gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionLimits {
+    /// A statement running longer is stopped by the server.
+    pub statement_timeout_ms: u64,
+    /// A statement waiting longer for a lock fails with a lock-wait timeout.
+    pub lock_wait_timeout_ms: u64,
+}
+
+/// What a new session must be set up for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionRequest {
+    pub isolation: IsolationLevel,
+    pub limits: SessionLimits,
+}
+
+/// The statements that set a session up, and checks that it took effect.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionSetup {
+    pub statements: Vec<String>,
+    /// Run after the statements; a failed check stops the run before any case.
+    #[serde(default)]
+    pub checks: Vec<SessionCheck>,
+}
+
+/// A query whose first value, as text, must equal `expect`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SessionCheck {
+    pub sql: String,
+    pub expect: String,
+    /// What it means when the check fails, for the error message.
+    pub explain: String,
+}
+
+/// Asks a dialect to render a whole case.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RenderCaseRequest {
+    pub case: TestCase,
+    pub limits: SessionLimits,
 }
 
 /// A database error as the driver reported it, before classification.
@@ -226,7 +272,8 @@ pub struct RenderedCase {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RenderedTransaction {
-    pub session_setup: Vec<String>,
+    /// Run once on the transaction's session before the case starts.
+    pub session: SessionSetup,
     pub statements: Vec<String>,
 }
 

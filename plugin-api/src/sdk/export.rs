@@ -37,10 +37,10 @@ impl<D: Dialect> DialectAbi for DialectAdapter<D> {
         guard("info", || json_out(&self.0.info()))
     }
 
-    fn render_case(&self, case: RStr<'_>) -> RResult<RString, AbiError> {
+    fn render_case(&self, request: RStr<'_>) -> RResult<RString, AbiError> {
         guard("render_case", || {
-            let case: TestCase = from_json("test case", case.as_str())?;
-            json_out(&self.0.render_case(&case)?)
+            let req: RenderCaseRequest = from_json("render request", request.as_str())?;
+            json_out(&self.0.render_case(&req.case, &req.limits)?)
         })
     }
 
@@ -55,10 +55,10 @@ impl<D: Dialect> DialectAbi for DialectAdapter<D> {
         })
     }
 
-    fn session_setup(&self, level: RStr<'_>) -> RResult<RString, AbiError> {
+    fn session_setup(&self, request: RStr<'_>) -> RResult<RString, AbiError> {
         guard("session_setup", || {
-            let level: IsolationLevel = from_json("isolation level", level.as_str())?;
-            json_out(&self.0.session_setup(level)?)
+            let req: SessionRequest = from_json("session request", request.as_str())?;
+            json_out(&self.0.session_setup(&req)?)
         })
     }
 

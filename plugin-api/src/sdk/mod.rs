@@ -65,17 +65,22 @@ pub trait Dialect: Send + Sync + 'static {
     fn render(&self, statement: &Statement, ctx: &RenderContext<'_>)
         -> Result<String, PluginError>;
 
-    /// Statements run once on every new session (timeouts, isolation level).
-    fn session_setup(&self, _level: IsolationLevel) -> Result<Vec<String>, PluginError> {
-        Ok(Vec::new())
+    /// Statements run once on every new session (timeouts, isolation level),
+    /// and checks that they took effect.
+    fn session_setup(&self, _request: &SessionRequest) -> Result<SessionSetup, PluginError> {
+        Ok(SessionSetup::default())
     }
 
     /// Turns a driver error into a class the oracles understand.
     fn classify_error(&self, error: &RawDbError) -> DbError;
 
     /// All SQL of a case, rendered once before it runs.
-    fn render_case(&self, case: &TestCase) -> Result<RenderedCase, PluginError> {
-        render_case_with(self, case)
+    fn render_case(
+        &self,
+        case: &TestCase,
+        limits: &SessionLimits,
+    ) -> Result<RenderedCase, PluginError> {
+        render_case_with(self, case, limits)
     }
 }
 
@@ -91,6 +96,7 @@ pub struct RenderContext<'a> {
 pub fn render_case_with<D: Dialect + ?Sized>(
     dialect: &D,
     case: &TestCase,
+    limits: &SessionLimits,
 ) -> Result<RenderedCase, PluginError> {
     let schema = &case.schema;
     // Table set-up statements run outside any transaction; the level is irrelevant.
@@ -153,7 +159,10 @@ pub fn render_case_with<D: Dialect + ?Sized>(
             isolation: txn.isolation,
         };
         out.transactions.push(RenderedTransaction {
-            session_setup: dialect.session_setup(txn.isolation)?,
+            session: dialect.session_setup(&SessionRequest {
+                isolation: txn.isolation,
+                limits: *limits,
+            })?,
             statements: txn
                 .statements
                 .iter()

@@ -57,11 +57,13 @@ impl Dialect for SqliteDialect {
         render::statement(statement, ctx)
     }
 
-    /// Nothing to set per session, but a level SQLite lacks is refused here too, so
-    /// that an autocommit transaction (which has no BEGIN) cannot claim it.
-    fn session_setup(&self, level: IsolationLevel) -> Result<Vec<String>, PluginError> {
-        semantics::check_level(level)?;
-        Ok(Vec::new())
+    /// Nothing to set per session (the host's embedded driver enforces the
+    /// statement and lock-wait limits itself), but a level SQLite lacks is refused
+    /// here too, so that an autocommit transaction (which has no BEGIN) cannot
+    /// claim it.
+    fn session_setup(&self, request: &SessionRequest) -> Result<SessionSetup, PluginError> {
+        semantics::check_level(request.isolation)?;
+        Ok(SessionSetup::default())
     }
 
     fn classify_error(&self, error: &RawDbError) -> DbError {

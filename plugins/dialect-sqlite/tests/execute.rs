@@ -162,7 +162,7 @@ fn values_round_trip() {
         }],
         vec![],
     );
-    let rendered = SqliteDialect.render_case(&case).unwrap();
+    let rendered = SqliteDialect.render_case(&case, &LIMITS).unwrap();
     let db = TempDb::new("values");
     let conn = db.connect();
     set_up(&conn, &rendered);
@@ -356,7 +356,7 @@ fn statements_change_rows_as_rendered() {
         }],
         vec![explicit(statements)],
     );
-    let rendered = SqliteDialect.render_case(&case).unwrap();
+    let rendered = SqliteDialect.render_case(&case, &LIMITS).unwrap();
     let db = TempDb::new("statements");
     let conn = db.connect();
     set_up(&conn, &rendered);
@@ -410,7 +410,7 @@ fn rollback_undoes_the_transaction() {
             Statement::Rollback,
         ])],
     );
-    let rendered = SqliteDialect.render_case(&case).unwrap();
+    let rendered = SqliteDialect.render_case(&case, &LIMITS).unwrap();
     let db = TempDb::new("rollback");
     let conn = db.connect();
     set_up(&conn, &rendered);
@@ -514,7 +514,7 @@ fn a_large_population_fits_one_insert() {
         }],
         vec![],
     );
-    let rendered = SqliteDialect.render_case(&case).unwrap();
+    let rendered = SqliteDialect.render_case(&case, &LIMITS).unwrap();
     assert_eq!(rendered.populate.len(), 1);
     let db = TempDb::new("large");
     let conn = db.connect();

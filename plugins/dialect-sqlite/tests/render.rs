@@ -293,7 +293,10 @@ fn describe(r: &RenderedCase) -> String {
     section("clear", &r.clear);
     section("drop", &r.drop);
     for (i, t) in r.transactions.iter().enumerate() {
-        section(&format!("{} session setup", txn_label(i)), &t.session_setup);
+        section(
+            &format!("{} session setup", txn_label(i)),
+            &t.session.statements,
+        );
         section(&format!("{} statements", txn_label(i)), &t.statements);
     }
     let reads: Vec<String> = r
@@ -309,7 +312,9 @@ fn describe(r: &RenderedCase) -> String {
 fn render_case_of_two_transactions() {
     let case = two_transaction_case();
     case.validate().unwrap();
-    insta::assert_snapshot!(describe(&SqliteDialect.render_case(&case).unwrap()));
+    insta::assert_snapshot!(describe(
+        &SqliteDialect.render_case(&case, &LIMITS).unwrap()
+    ));
 }
 
 #[test]
@@ -317,8 +322,8 @@ fn the_plugin_renders_the_same_through_its_abi() {
     let handle = DialectHandle::from_plugin::<SqliteDialect>("{}").unwrap();
     let case = two_transaction_case();
     assert_eq!(
-        handle.render_case(&case).unwrap(),
-        SqliteDialect.render_case(&case).unwrap()
+        handle.render_case(&case, &LIMITS).unwrap(),
+        SqliteDialect.render_case(&case, &LIMITS).unwrap()
     );
     assert_eq!(handle.info().unwrap(), SqliteDialect.info());
 }
@@ -399,10 +404,13 @@ fn only_serializable_is_offered() {
             isolation: level,
         };
         let begin = SqliteDialect.render(&Statement::Begin, &ctx);
-        let setup = SqliteDialect.session_setup(level);
+        let setup = SqliteDialect.session_setup(&SessionRequest {
+            isolation: level,
+            limits: LIMITS,
+        });
         if level == IsolationLevel::Serializable {
             assert_eq!(begin.unwrap(), "BEGIN");
-            assert_eq!(setup.unwrap(), Vec::<String>::new());
+            assert_eq!(setup.unwrap(), SessionSetup::default());
         } else {
             for e in [begin.unwrap_err(), setup.unwrap_err()] {
                 assert_eq!(e.kind, ErrorKind::UNSUPPORTED, "{level}");

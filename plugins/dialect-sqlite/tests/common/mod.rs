@@ -252,3 +252,9 @@ pub fn classify_failure(conn: &Connection, sql: &str) -> DbError {
     };
     SqliteDialect.classify_error(&raw_error(conn, &error))
 }
+
+/// The session limits the tests render cases with.
+pub const LIMITS: SessionLimits = SessionLimits {
+    statement_timeout_ms: 5_000,
+    lock_wait_timeout_ms: 8_000,
+};
