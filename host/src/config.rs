@@ -74,6 +74,12 @@ pub struct TargetSection {
     /// directory that is removed after the run when absent.
     #[serde(default)]
     pub path: Option<PathBuf>,
+    /// The server (`mysql://user:password@host:port`, `postgres://…`) for
+    /// dialects that need one. `--url` and then `TXLAB_MYSQL_URL` /
+    /// `TXLAB_PG_URL` take precedence. txlab creates its own databases there and
+    /// removes them after the run.
+    #[serde(default)]
+    pub url: Option<String>,
     /// The dialect plugin's own options.
     #[serde(default)]
     pub config: Option<Spanned<toml::Table>>,

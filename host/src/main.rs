@@ -43,6 +43,21 @@ enum Command {
     },
     /// Check a pipeline file and the configuration of every plugin it names.
     CheckConfig { pipeline: PathBuf },
+    /// Measure the executor on a pipeline's target: how fast a blocked
+    /// statement is known to be blocked, and the executor's own cost per
+    /// statement against a raw driver loop.
+    Bench {
+        pipeline: PathBuf,
+        /// Blocking samples to take.
+        #[arg(long, default_value_t = 200)]
+        samples: usize,
+        /// The server to test, as for `run`.
+        #[arg(long)]
+        url: Option<String>,
+        /// Also write the report as JSON to this file.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
     /// Run a pipeline.
     Run {
         pipeline: PathBuf,
@@ -61,6 +76,10 @@ enum Command {
         /// Where to write findings (overrides the pipeline's run.out).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// The server to test (mysql://user:password@host:port, postgres://…),
+        /// over TXLAB_MYSQL_URL / TXLAB_PG_URL and the pipeline's target.url.
+        #[arg(long)]
+        url: Option<String>,
     },
 }
 
@@ -137,6 +156,22 @@ fn dispatch(cli: &Cli) -> Result<u8> {
             );
             Ok(EXIT_CLEAN)
         }
+        Command::Bench {
+            pipeline,
+            samples,
+            url,
+            json,
+        } => {
+            let loaded = LoadedPipeline::load(pipeline)?;
+            let registry = Registry::discover(search_dirs(&cli.plugin_dirs, &loaded.plugin_dirs()));
+            let resolved = Resolved::resolve(&loaded, &registry)?;
+            let report = txlab_host::bench::run(&resolved, (*samples).max(1), url.as_deref())?;
+            println!("{}", report.render());
+            if let Some(path) = json {
+                std::fs::write(path, serde_json::to_string_pretty(&report)?)?;
+            }
+            Ok(EXIT_CLEAN)
+        }
         Command::Run {
             pipeline,
             cases,
@@ -144,6 +179,7 @@ fn dispatch(cli: &Cli) -> Result<u8> {
             seed,
             case,
             out,
+            url,
         } => {
             let loaded = LoadedPipeline::load(pipeline)?;
             let registry = Registry::discover(search_dirs(&cli.plugin_dirs, &loaded.plugin_dirs()));
@@ -154,6 +190,7 @@ fn dispatch(cli: &Cli) -> Result<u8> {
                 seed: *seed,
                 single_case: *case,
                 out: out.clone(),
+                url: url.clone(),
             };
             let summary =
                 pipeline::run(&resolved, &options).map_err(|e: SetupError| anyhow::anyhow!(e))?;

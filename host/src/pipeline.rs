@@ -6,6 +6,7 @@ use crate::driver::Timeouts;
 use crate::executor::{ExecutorSettings, ScheduleExecutor};
 use crate::findings::{write_finding, FindingInput};
 use crate::registry::{NotFound, Registered, Registry};
+use crate::servers::{ServerDatabases, ServerKind};
 use crate::target::{open_driver, sqlite_dir, CaseDb, ScratchDb, TargetError, TargetLocation};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
@@ -190,6 +191,8 @@ pub struct RunOptions {
     /// Run exactly this case index (to reproduce a finding).
     pub single_case: Option<u64>,
     pub out: Option<PathBuf>,
+    /// The server URL, over the environment and the pipeline.
+    pub url: Option<String>,
 }
 
 /// What a run did.
@@ -337,6 +340,88 @@ fn random_seed() -> u64 {
     txlab_plugin_api::ir::splitmix64(t.as_nanos() as u64 ^ u64::from(std::process::id()))
 }
 
+/// Where the run's databases go: SQLite files, or databases on the server named
+/// by `--url`, the driver's environment variable, or `[target] url`.
+fn target_location(
+    resolved: &Resolved<'_>,
+    url_override: Option<&str>,
+) -> Result<(TargetLocation, Option<tempfile::TempDir>), SetupError> {
+    let target = &resolved.pipeline.pipeline.target;
+    if resolved.info.driver == "sqlite" {
+        let (dir, guard) = sqlite_dir(target.path.as_deref())
+            .map_err(|e| SetupError::Other(format!("cannot create the database directory: {e}")))?;
+        return Ok((TargetLocation::SqliteDir(dir), guard));
+    }
+    let kind = ServerKind::from_driver(&resolved.info.driver)
+        .ok_or_else(|| TargetError::NoDriver(resolved.info.driver.clone()))?;
+    // The most specific source wins: the command line, the environment of this
+    // machine, then the pipeline file.
+    let url = url_override
+        .map(str::to_string)
+        .or_else(|| std::env::var(kind.url_env()).ok().filter(|u| !u.is_empty()))
+        .or_else(|| target.url.clone())
+        .ok_or_else(|| {
+            SetupError::Other(format!(
+                "dialect `{}` needs a server: pass --url, set the environment variable {}, or set `[target] url` in {}",
+                resolved.info.name,
+                kind.url_env(),
+                resolved.pipeline.path.display()
+            ))
+        })?;
+    Ok((
+        TargetLocation::Server(Arc::new(ServerDatabases::new(kind, &url))),
+        None,
+    ))
+}
+
+/// The run's runtime, databases and limits.
+pub(crate) struct Environment {
+    // Fields drop in order: the databases go while the runtime still runs.
+    _cleanup: Cleanup,
+    _temp_dir: Option<tempfile::TempDir>,
+    pub location: TargetLocation,
+    pub timeouts: Timeouts,
+    pub settings: ExecutorSettings,
+    pub limits: SessionLimits,
+    pub runtime: tokio::runtime::Runtime,
+}
+
+impl Environment {
+    pub fn new(resolved: &Resolved<'_>, url: Option<&str>) -> Result<Environment, SetupError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| SetupError::Other(format!("cannot start the async runtime: {e}")))?;
+        let (location, temp_dir) = target_location(resolved, url)?;
+        let e = &resolved.pipeline.pipeline.executor;
+        Ok(Environment {
+            _cleanup: Cleanup {
+                location: location.clone(),
+                runtime: runtime.handle().clone(),
+            },
+            _temp_dir: temp_dir,
+            location,
+            timeouts: Timeouts {
+                statement: e.statement_timeout.0,
+                lock_wait: e.lock_wait_timeout.0,
+            },
+            settings: ExecutorSettings {
+                probe_interval: e.probe_interval.0,
+                block_timeout: e.block_timeout.0,
+                settle_timeout: e.settle_timeout.0,
+                stall_timeout: e.stall_timeout.0,
+                reply_timeout: e.statement_timeout.0 + e.lock_wait_timeout.0 + Duration::from_secs(2),
+            },
+            limits: SessionLimits {
+                statement_timeout_ms: e.statement_timeout.0.as_millis() as u64,
+                lock_wait_timeout_ms: e.lock_wait_timeout.0.as_millis() as u64,
+            },
+            runtime,
+        })
+    }
+}
+
 /// Runs the pipeline. Returns after the planned cases, the duration, or a stop.
 pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, SetupError> {
     let p = &resolved.pipeline.pipeline;
@@ -366,25 +451,9 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
         plugins.push((resolved.new_generator()?, resolved.new_oracles()?));
     }
 
-    let (db_dir, _temp_guard) = sqlite_dir(p.target.path.as_deref())
-        .map_err(|e| SetupError::Other(format!("cannot create the database directory: {e}")))?;
-    let location = TargetLocation::SqliteDir(db_dir);
-    let e = &p.executor;
-    let timeouts = Timeouts {
-        statement: e.statement_timeout.0,
-        lock_wait: e.lock_wait_timeout.0,
-    };
-    let settings = ExecutorSettings {
-        probe_interval: e.probe_interval.0,
-        block_timeout: e.block_timeout.0,
-        settle_timeout: e.settle_timeout.0,
-        stall_timeout: e.stall_timeout.0,
-        reply_timeout: e.statement_timeout.0 + e.lock_wait_timeout.0 + Duration::from_secs(2),
-    };
-    let limits = SessionLimits {
-        statement_timeout_ms: e.statement_timeout.0.as_millis() as u64,
-        lock_wait_timeout_ms: e.lock_wait_timeout.0.as_millis() as u64,
-    };
+    let env = Environment::new(resolved, options.url.as_deref())?;
+    let (runtime, location, timeouts, settings, limits) =
+        (&env.runtime, &env.location, env.timeouts, env.settings, env.limits);
     // Every level's session set-up, applied once before the first case.
     let mut setups = Vec::new();
     for &isolation in &resolved.levels {
@@ -394,11 +463,6 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
                 .session_setup(&SessionRequest { isolation, limits })?,
         );
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| SetupError::Other(format!("cannot start the async runtime: {e}")))?;
 
     let progress = match plan {
         Plan::Cases(n) => ProgressBar::new(n),
@@ -442,18 +506,18 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     std::thread::scope(|scope| -> Result<(), SetupError> {
         let mut handles = Vec::new();
         for (id, (generator, oracles)) in plugins.into_iter().enumerate() {
-            let case_driver = open_driver(
+            let case_driver = runtime.block_on(open_driver(
                 &resolved.info,
-                &location,
-                &format!("worker{id}-case"),
+                location,
+                &format!("w{id}_case"),
                 timeouts,
-            )?;
-            let scratch_driver = open_driver(
+            ))?;
+            let scratch_driver = runtime.block_on(open_driver(
                 &resolved.info,
-                &location,
-                &format!("worker{id}-scratch"),
+                location,
+                &format!("w{id}_scratch"),
                 timeouts,
-            )?;
+            ))?;
             let mut case_db = runtime.block_on(CaseDb::open(case_driver))?;
             runtime.block_on(case_db.preflight(&setups))?;
             let mut worker = Worker {
@@ -490,6 +554,22 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     let json = serde_json::to_string_pretty(&summary).unwrap_or_default();
     let _ = std::fs::write(run_dir.join("summary.json"), json);
     Ok(summary)
+}
+
+/// Removes the run's server databases however the run ends.
+struct Cleanup {
+    location: TargetLocation,
+    runtime: tokio::runtime::Handle,
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        if let TargetLocation::Server(server) = &self.location {
+            for problem in self.runtime.block_on(server.drop_created()) {
+                tracing::warn!(target: "txlab::run", "could not remove a database of this run: {problem}");
+            }
+        }
+    }
 }
 
 struct Worker<'a> {

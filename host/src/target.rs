@@ -3,9 +3,11 @@
 //! replay on through the `HostDb` callback.
 
 use crate::driver::{
-    Driver, DriverError, Monitor, QueryResult, Session, SqliteDriver, SqliteOptions, Timeouts,
+    Driver, DriverError, Monitor, MysqlDriver, PostgresDriver, QueryResult, Session, SqliteDriver,
+    SqliteOptions, Timeouts,
 };
 use crate::executor::ErrorClassifier;
+use crate::servers::{ServerDatabases, ServerKind};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -44,10 +46,13 @@ pub enum TargetError {
 pub enum TargetLocation {
     /// Embedded SQLite files in a directory txlab created (and removes, if temporary).
     SqliteDir(PathBuf),
+    /// Databases the run creates on a server.
+    Server(Arc<ServerDatabases>),
 }
 
-/// Opens drivers for a worker's case and scratch databases.
-pub fn open_driver(
+/// Creates a database of the run (`name` distinguishes a worker's case and
+/// scratch databases) and opens a driver for it.
+pub async fn open_driver(
     info: &DialectInfo,
     location: &TargetLocation,
     name: &str,
@@ -59,6 +64,22 @@ pub fn open_driver(
                 path: dir.join(format!("{name}.db")),
                 timeouts,
             })?))
+        }
+        ("mysql", TargetLocation::Server(server)) if server.kind == ServerKind::Mysql => {
+            let db = server.create(name).await?;
+            Ok(Box::new(MysqlDriver::new(
+                server.url(),
+                &db,
+                info.lock_probe.clone(),
+            )?))
+        }
+        ("postgres", TargetLocation::Server(server)) if server.kind == ServerKind::Postgres => {
+            let db = server.create(name).await?;
+            Ok(Box::new(PostgresDriver::new(
+                server.url(),
+                &db,
+                info.lock_probe.clone(),
+            )?))
         }
         (other, _) => Err(TargetError::NoDriver(other.to_string())),
     }
@@ -79,12 +100,7 @@ pub fn to_outcome(
     classifier: &dyn ErrorClassifier,
 ) -> Result<Outcome, CallError> {
     Ok(match result {
-        Ok(r) if r.returns_rows => Outcome::Rows {
-            columns: r.columns,
-            rows: r.rows,
-        },
-        Ok(_) if statement.is_control() => Outcome::Done,
-        Ok(r) => Outcome::Affected { rows: r.affected },
+        Ok(r) => crate::executor::success_outcome(r, statement),
         Err(raw) => Outcome::Error(classifier.classify(&raw)?),
     })
 }

@@ -1,8 +1,12 @@
 //! Connections to the database under test. The host owns every connection and the
 //! only async runtime; dialect plugins only render SQL and classify errors.
 
+mod mysql;
+mod postgres;
 mod sqlite;
 
+pub use mysql::{innodb_status_waits, MysqlDriver};
+pub use postgres::PostgresDriver;
 pub use sqlite::{SqliteDriver, SqliteOptions};
 
 use async_trait::async_trait;
@@ -59,8 +63,9 @@ pub trait Session: Send {
 /// embedded driver's shared state.
 #[derive(Clone, Debug)]
 pub struct SessionKey {
-    /// Server-side id (connection id, backend pid) or a local number.
-    pub id: u64,
+    /// Server-side id (MySQL connection id, PostgreSQL backend pid) or a local
+    /// number; lock-wait probe queries name the session by it.
+    pub id: String,
     pub(crate) local: Option<std::sync::Arc<sqlite::WaitState>>,
 }
 
@@ -85,4 +90,56 @@ pub struct Timeouts {
     pub statement: Duration,
     /// A statement waiting for a lock longer fails with a lock-wait timeout.
     pub lock_wait: Duration,
+}
+
+/// A URL with its password replaced, for anything a user may see.
+pub fn redact_url(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) => {
+            if u.password().is_some() {
+                let _ = u.set_password(Some("***"));
+            }
+            u.to_string()
+        }
+        // Not a URL: do not echo it at all, it may be a raw secret.
+        Err(_) => "<unparsable URL>".to_string(),
+    }
+}
+
+/// How lock-wait probe answers read: true, or a non-zero number.
+pub(crate) fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Int(i) => *i != 0,
+        Value::Bool(b) => *b,
+        Value::Float(f) => *f != 0.0,
+        Value::Decimal(s) | Value::Text(s) => {
+            !matches!(s.as_str(), "0" | "" | "false" | "f" | "FALSE")
+        }
+        Value::Bytes(b) => !b.is_empty(),
+        Value::Null => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_never_show() {
+        assert_eq!(
+            redact_url("mysql://root:secret@db:3306/x"),
+            "mysql://root:***@db:3306/x"
+        );
+        assert_eq!(redact_url("postgres://u@h/d"), "postgres://u@h/d");
+        assert!(!redact_url("not a url with secret").contains("secret"));
+    }
+
+    #[test]
+    fn probe_answers_read_as_truth() {
+        assert!(truthy(&Value::Text("t".into())));
+        assert!(!truthy(&Value::Text("f".into())));
+        assert!(truthy(&Value::Int(2)));
+        assert!(!truthy(&Value::Int(0)));
+        assert!(!truthy(&Value::Null));
+    }
 }

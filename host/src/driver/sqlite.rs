@@ -138,7 +138,7 @@ impl Driver for SqliteDriver {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         Ok(Box::new(SqliteSession {
             key: SessionKey {
-                id,
+                id: id.to_string(),
                 local: Some(state.clone()),
             },
             state,

@@ -99,7 +99,7 @@ fn error(code: i64, message: &str) -> RawDbError {
 impl Session for FakeSession {
     fn key(&self) -> SessionKey {
         SessionKey {
-            id: self.id,
+            id: self.id.to_string(),
             local: None,
         }
     }
@@ -176,6 +176,10 @@ impl Session for FakeSession {
     }
 }
 
+fn fake_id(session: &SessionKey) -> u64 {
+    session.id.parse().expect("fake session ids are numbers")
+}
+
 pub struct FakeMonitor {
     db: FakeDb,
 }
@@ -192,12 +196,17 @@ impl Monitor for FakeMonitor {
                 .lock()
                 .unwrap()
                 .waiting
-                .contains_key(&session.id),
+                .contains_key(&fake_id(session)),
         ))
     }
 
     async fn cancel(&self, session: &SessionKey) -> Result<(), DriverError> {
-        self.db.state.lock().unwrap().cancelled.push(session.id);
+        self.db
+            .state
+            .lock()
+            .unwrap()
+            .cancelled
+            .push(fake_id(session));
         self.db.notify.notify_waiters();
         Ok(())
     }

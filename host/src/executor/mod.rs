@@ -46,6 +46,22 @@ impl Default for ExecutorSettings {
     }
 }
 
+/// The outcome of a statement that returned: rows for a query (even an empty
+/// one, whose columns some drivers cannot tell), done for a control statement,
+/// affected rows otherwise.
+pub fn success_outcome(r: QueryResult, statement: &Statement) -> Outcome {
+    if r.returns_rows || matches!(statement, Statement::Select(_)) {
+        Outcome::Rows {
+            columns: r.columns,
+            rows: r.rows,
+        }
+    } else if statement.is_control() {
+        Outcome::Done
+    } else {
+        Outcome::Affected { rows: r.affected }
+    }
+}
+
 /// Turns driver errors into classified database errors.
 pub trait ErrorClassifier: Sync {
     fn classify(&self, raw: &RawDbError) -> Result<DbError, CallError>;
@@ -476,12 +492,7 @@ impl Run<'_, '_> {
         let was_blocked = self.phase(at) == Phase::Blocked(at);
         let mut effect = Effect::default();
         let outcome = match reply.result {
-            Ok(r) if r.returns_rows => Outcome::Rows {
-                columns: r.columns,
-                rows: r.rows,
-            },
-            Ok(_) if stmt.is_control() => Outcome::Done,
-            Ok(r) => Outcome::Affected { rows: r.affected },
+            Ok(r) => success_outcome(r, stmt),
             Err(raw) => {
                 let mut e = self.exec.classifier.classify(&raw)?;
                 // The DBMS rolled the transaction back on its own (SQLite does on
@@ -691,12 +702,12 @@ impl Run<'_, '_> {
         while let Some(reply) = self.queue.pop_front() {
             if let Tag::Statement(at) = reply.tag {
                 let completed = self.micros(reply.at);
+                let statement = self
+                    .case
+                    .statement(at)
+                    .expect("replies only come for submitted statements");
                 let outcome = match reply.result {
-                    Ok(r) if r.returns_rows => Outcome::Rows {
-                        columns: r.columns,
-                        rows: r.rows,
-                    },
-                    Ok(r) => Outcome::Affected { rows: r.affected },
+                    Ok(r) => success_outcome(r, statement),
                     Err(raw) => Outcome::Error(self.exec.classifier.classify(&raw)?),
                 };
                 let rec = &mut self.history.statements[at.txn()][at.stmt()];

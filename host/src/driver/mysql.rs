@@ -1,0 +1,326 @@
+//! The MySQL-protocol driver (MySQL, MariaDB, TiDB), on mysql_async.
+
+use super::{redact_url, truthy, Driver, DriverError, Monitor, QueryResult, Session, SessionKey};
+use async_trait::async_trait;
+use mysql_async::consts::{ColumnFlags, ColumnType};
+use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Opts, OptsBuilder, Row};
+use tokio::sync::Mutex;
+use txlab_plugin_api::ir::{LockProbe, RawDbError, Value};
+
+/// MySQL's character set number for binary strings.
+const BINARY_CHARSET: u16 = 63;
+
+pub struct MysqlDriver {
+    opts: Opts,
+    url: String,
+    probe: LockProbe,
+}
+
+impl MysqlDriver {
+    /// A driver for `database` on the server at `url`.
+    pub fn new(url: &str, database: &str, probe: LockProbe) -> Result<Self, DriverError> {
+        let opts = Opts::from_url(url).map_err(|e| DriverError::Connect {
+            target: redact_url(url),
+            reason: e.to_string(),
+        })?;
+        let opts = OptsBuilder::from_opts(opts)
+            .db_name(Some(database))
+            // One connection per session, never pooled: sessions keep their state.
+            .prefer_socket(false)
+            .into();
+        Ok(MysqlDriver {
+            opts,
+            url: format!("{}/{database}", redact_url(url).trim_end_matches('/')),
+            probe,
+        })
+    }
+
+    async fn conn(&self) -> Result<Conn, DriverError> {
+        Conn::new(self.opts.clone())
+            .await
+            .map_err(|e| DriverError::Connect {
+                target: self.url.clone(),
+                reason: e.to_string(),
+            })
+    }
+}
+
+pub(crate) fn raw_error(e: mysql_async::Error) -> RawDbError {
+    match e {
+        mysql_async::Error::Server(s) => RawDbError {
+            code: Some(i64::from(s.code)),
+            sqlstate: Some(s.state.clone()),
+            message: s.message.clone(),
+            in_transaction: None,
+            connection_lost: false,
+            timed_out: false,
+        },
+        // I/O and protocol failures: the connection is gone and the statement's
+        // fate is unknown.
+        other => RawDbError {
+            message: other.to_string(),
+            connection_lost: true,
+            ..RawDbError::default()
+        },
+    }
+}
+
+/// Text-protocol values come as bytes; the column type says what they are.
+fn to_value(value: mysql_async::Value, ty: ColumnType, charset: u16, flags: ColumnFlags) -> Value {
+    use mysql_async::Value as M;
+    let bytes = match value {
+        M::NULL => return Value::Null,
+        M::Int(i) => return Value::Int(i),
+        M::UInt(u) => {
+            return i64::try_from(u)
+                .map(Value::Int)
+                .unwrap_or_else(|_| Value::Decimal(u.to_string()))
+        }
+        M::Float(f) => return Value::Float(f64::from(f)),
+        M::Double(d) => return Value::Float(d),
+        M::Bytes(b) => b,
+        other => return Value::Text(other.as_sql(true)),
+    };
+    let text = || String::from_utf8_lossy(&bytes).into_owned();
+    match ty {
+        ColumnType::MYSQL_TYPE_TINY
+        | ColumnType::MYSQL_TYPE_SHORT
+        | ColumnType::MYSQL_TYPE_LONG
+        | ColumnType::MYSQL_TYPE_INT24
+        | ColumnType::MYSQL_TYPE_LONGLONG
+        | ColumnType::MYSQL_TYPE_YEAR => {
+            let t = text();
+            match t.parse::<i64>() {
+                Ok(i) => Value::Int(i),
+                // An unsigned BIGINT above i64::MAX keeps its digits.
+                Err(_) if flags.contains(ColumnFlags::UNSIGNED_FLAG) => Value::Decimal(t),
+                Err(_) => Value::Text(t),
+            }
+        }
+        ColumnType::MYSQL_TYPE_FLOAT | ColumnType::MYSQL_TYPE_DOUBLE => {
+            let t = text();
+            t.parse::<f64>().map(Value::Float).unwrap_or(Value::Text(t))
+        }
+        ColumnType::MYSQL_TYPE_DECIMAL | ColumnType::MYSQL_TYPE_NEWDECIMAL => {
+            Value::Decimal(text())
+        }
+        ColumnType::MYSQL_TYPE_BIT => Value::Bytes(bytes),
+        ColumnType::MYSQL_TYPE_TINY_BLOB
+        | ColumnType::MYSQL_TYPE_MEDIUM_BLOB
+        | ColumnType::MYSQL_TYPE_LONG_BLOB
+        | ColumnType::MYSQL_TYPE_BLOB
+        | ColumnType::MYSQL_TYPE_VAR_STRING
+        | ColumnType::MYSQL_TYPE_STRING
+        | ColumnType::MYSQL_TYPE_VARCHAR
+            if charset == BINARY_CHARSET =>
+        {
+            Value::Bytes(bytes)
+        }
+        _ => Value::Text(text()),
+    }
+}
+
+struct MysqlSession {
+    conn: Conn,
+    key: SessionKey,
+}
+
+#[async_trait]
+impl Driver for MysqlDriver {
+    fn name(&self) -> &str {
+        "mysql"
+    }
+
+    fn target(&self) -> String {
+        self.url.clone()
+    }
+
+    async fn connect(&self) -> Result<Box<dyn Session>, DriverError> {
+        let conn = self.conn().await?;
+        let key = SessionKey {
+            id: conn.id().to_string(),
+            local: None,
+        };
+        Ok(Box::new(MysqlSession { conn, key }))
+    }
+
+    async fn monitor(&self) -> Result<Box<dyn Monitor>, DriverError> {
+        Ok(Box::new(MysqlMonitor {
+            conn: Mutex::new(self.conn().await?),
+            probe: self.probe.clone(),
+        }))
+    }
+}
+
+#[async_trait]
+impl Session for MysqlSession {
+    fn key(&self) -> SessionKey {
+        self.key.clone()
+    }
+
+    async fn execute(&mut self, sql: &str) -> Result<QueryResult, RawDbError> {
+        let mut result = self.conn.query_iter(sql).await.map_err(raw_error)?;
+        let columns = result.columns();
+        let rows: Vec<Row> = result.collect().await.map_err(raw_error)?;
+        let affected = result.affected_rows();
+        result.drop_result().await.map_err(raw_error)?;
+        let Some(columns) = columns.filter(|c| !c.is_empty()) else {
+            return Ok(QueryResult {
+                returns_rows: false,
+                affected,
+                ..QueryResult::default()
+            });
+        };
+        let rows = rows
+            .into_iter()
+            .map(|row| {
+                row.unwrap()
+                    .into_iter()
+                    .zip(columns.iter())
+                    .map(|(v, c)| to_value(v, c.column_type(), c.character_set(), c.flags()))
+                    .collect()
+            })
+            .collect();
+        Ok(QueryResult {
+            returns_rows: true,
+            columns: columns.iter().map(|c| c.name_str().into_owned()).collect(),
+            rows,
+            affected: 0,
+        })
+    }
+}
+
+struct MysqlMonitor {
+    conn: Mutex<Conn>,
+    probe: LockProbe,
+}
+
+/// Whether `SHOW ENGINE INNODB STATUS` lists the transaction of `thread_id` as
+/// waiting for a lock. Each transaction block in the TRANSACTIONS section starts
+/// with `---TRANSACTION`; a waiting one says `LOCK WAIT` and names its thread as
+/// `MariaDB thread id N` (MySQL: `MySQL thread id N`).
+pub fn innodb_status_waits(status: &str, thread_id: &str) -> bool {
+    let needle = format!(" thread id {thread_id},");
+    status
+        .split("---TRANSACTION")
+        .skip(1)
+        .any(|block| block.contains("LOCK WAIT") && block.contains(&needle))
+}
+
+#[async_trait]
+impl Monitor for MysqlMonitor {
+    async fn is_waiting(&self, session: &SessionKey) -> Result<Option<bool>, DriverError> {
+        let mut conn = self.conn.lock().await;
+        let fail = |e: mysql_async::Error| DriverError::Other(format!("lock-wait probe: {e}"));
+        match &self.probe {
+            LockProbe::InnodbStatus => {
+                let row: Option<(String, String, String)> = conn
+                    .query_first("SHOW ENGINE INNODB STATUS")
+                    .await
+                    .map_err(fail)?;
+                Ok(row.map(|(_, _, status)| innodb_status_waits(&status, &session.id)))
+            }
+            LockProbe::Query { sql } => {
+                let sql = sql.replace("{session}", &session.id);
+                let row: Option<Row> = conn.query_first(sql).await.map_err(fail)?;
+                Ok(row.and_then(|r| {
+                    let ty = r
+                        .columns_ref()
+                        .first()
+                        .map(|c| (c.column_type(), c.character_set(), c.flags()));
+                    let v = r.unwrap().into_iter().next()?;
+                    let (t, cs, fl) = ty?;
+                    Some(truthy(&to_value(v, t, cs, fl)))
+                }))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    async fn cancel(&self, session: &SessionKey) -> Result<(), DriverError> {
+        let mut conn = self.conn.lock().await;
+        // KILL QUERY ends the running statement only; the session stays usable.
+        conn.query_drop(format!("KILL QUERY {}", session.id))
+            .await
+            .map_err(|e| DriverError::Other(format!("cancel: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STATUS: &str = "
+------------
+TRANSACTIONS
+------------
+Trx id counter 1234
+---TRANSACTION 1233, ACTIVE 3 sec starting index read
+mysql tables in use 1, locked 1
+LOCK WAIT 2 lock struct(s), heap size 1128, 1 row lock(s)
+MariaDB thread id 42, OS thread handle 140, query id 99 localhost root Updating
+UPDATE t SET v = 2 WHERE k = 1
+------- TRX HAS BEEN WAITING 3 SEC FOR THIS LOCK TO BE GRANTED:
+---TRANSACTION 1232, ACTIVE 5 sec
+2 lock struct(s), heap size 1128, 1 row lock(s), undo log entries 1
+MariaDB thread id 41, OS thread handle 139, query id 98 localhost root
+";
+
+    #[test]
+    fn innodb_status_names_the_waiting_thread_only() {
+        assert!(innodb_status_waits(STATUS, "42"));
+        assert!(!innodb_status_waits(STATUS, "41"));
+        assert!(!innodb_status_waits(STATUS, "4"));
+        assert!(!innodb_status_waits("", "42"));
+    }
+
+    #[test]
+    fn text_values_are_typed_by_their_column() {
+        let b = |s: &str| mysql_async::Value::Bytes(s.as_bytes().to_vec());
+        let none = ColumnFlags::empty();
+        assert_eq!(
+            to_value(b("-7"), ColumnType::MYSQL_TYPE_LONG, 33, none),
+            Value::Int(-7)
+        );
+        assert_eq!(
+            to_value(b("0.1"), ColumnType::MYSQL_TYPE_DOUBLE, 33, none),
+            Value::Float(0.1)
+        );
+        assert_eq!(
+            to_value(b("12.50"), ColumnType::MYSQL_TYPE_NEWDECIMAL, 33, none),
+            Value::Decimal("12.50".into())
+        );
+        assert_eq!(
+            to_value(b("a'b"), ColumnType::MYSQL_TYPE_VAR_STRING, 45, none),
+            Value::Text("a'b".into())
+        );
+        assert_eq!(
+            to_value(
+                b("\u{1}"),
+                ColumnType::MYSQL_TYPE_BLOB,
+                BINARY_CHARSET,
+                none
+            ),
+            Value::Bytes(vec![1])
+        );
+        assert_eq!(
+            to_value(
+                b("18446744073709551615"),
+                ColumnType::MYSQL_TYPE_LONGLONG,
+                63,
+                ColumnFlags::UNSIGNED_FLAG
+            ),
+            Value::Decimal("18446744073709551615".into())
+        );
+        assert_eq!(
+            to_value(
+                mysql_async::Value::NULL,
+                ColumnType::MYSQL_TYPE_LONG,
+                63,
+                none
+            ),
+            Value::Null
+        );
+    }
+}
