@@ -32,7 +32,8 @@ pub struct BenchReport {
 
 impl BenchReport {
     pub fn render(&self) -> String {
-        let ratio = self.executor_us_per_statement / self.raw_us_per_statement.max(f64::MIN_POSITIVE);
+        let ratio =
+            self.executor_us_per_statement / self.raw_us_per_statement.max(f64::MIN_POSITIVE);
         format!(
             "machine: {}\ntarget: {} ({}), isolation {}\n\
              block detection ({} samples): median {:.2} ms, p99 {:.2} ms{}\n\
@@ -136,7 +137,9 @@ fn case(isolation: IsolationLevel, transactions: Vec<Vec<Statement>>, order: &[u
         initial_rows: vec![TableRows {
             table: "bench".into(),
             columns: vec!["k".into(), "v".into()],
-            rows: (1..=20).map(|k| vec![Value::Int(k), Value::Int(0)]).collect(),
+            rows: (1..=20)
+                .map(|k| vec![Value::Int(k), Value::Int(0)])
+                .collect(),
         }],
         transactions: transactions
             .into_iter()
@@ -158,7 +161,11 @@ fn percentile(sorted: &[u64], p: f64) -> u64 {
     sorted[i.min(sorted.len() - 1)]
 }
 
-pub fn run(resolved: &Resolved<'_>, samples: usize, url: Option<&str>) -> Result<BenchReport, SetupError> {
+pub fn run(
+    resolved: &Resolved<'_>,
+    samples: usize,
+    url: Option<&str>,
+) -> Result<BenchReport, SetupError> {
     let env = Environment::new(resolved, url)?;
     // The strongest level the dialect offers: its writers conflict on one row.
     let isolation = *resolved.levels.iter().max().expect("at least one level");
@@ -179,7 +186,11 @@ pub fn run(resolved: &Resolved<'_>, samples: usize, url: Option<&str>) -> Result
             &[0, 0, 1, 1, 0, 1],
         );
         let rendered = dialect.render_case(&blocking, &env.limits)?;
-        let setups: Vec<SessionSetup> = rendered.transactions.iter().map(|t| t.session.clone()).collect();
+        let setups: Vec<SessionSetup> = rendered
+            .transactions
+            .iter()
+            .map(|t| t.session.clone())
+            .collect();
         let mut detect = Vec::with_capacity(samples);
         let mut by_timeout = 0;
         for _ in 0..samples {
@@ -196,14 +207,17 @@ pub fn run(resolved: &Resolved<'_>, samples: usize, url: Option<&str>) -> Result
             let record = history
                 .record(StatementRef::new(1, 1))
                 .expect("the second UPDATE is recorded");
-            let blocked = record
-                .blocked
-                .as_ref()
-                .ok_or_else(|| other("the second UPDATE did not block: the target does not lock rows".into()))?;
+            let blocked = record.blocked.as_ref().ok_or_else(|| {
+                other("the second UPDATE did not block: the target does not lock rows".into())
+            })?;
             if blocked.evidence == BlockEvidence::Timeout {
                 by_timeout += 1;
             }
-            detect.push(blocked.detected_us.saturating_sub(record.submitted_us.unwrap_or(0)));
+            detect.push(
+                blocked
+                    .detected_us
+                    .saturating_sub(record.submitted_us.unwrap_or(0)),
+            );
         }
         detect.sort_unstable();
 

@@ -411,7 +411,9 @@ impl Environment {
                 block_timeout: e.block_timeout.0,
                 settle_timeout: e.settle_timeout.0,
                 stall_timeout: e.stall_timeout.0,
-                reply_timeout: e.statement_timeout.0 + e.lock_wait_timeout.0 + Duration::from_secs(2),
+                reply_timeout: e.statement_timeout.0
+                    + e.lock_wait_timeout.0
+                    + Duration::from_secs(2),
             },
             limits: SessionLimits {
                 statement_timeout_ms: e.statement_timeout.0.as_millis() as u64,
@@ -452,8 +454,13 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     }
 
     let env = Environment::new(resolved, options.url.as_deref())?;
-    let (runtime, location, timeouts, settings, limits) =
-        (&env.runtime, &env.location, env.timeouts, env.settings, env.limits);
+    let (runtime, location, timeouts, settings, limits) = (
+        &env.runtime,
+        &env.location,
+        env.timeouts,
+        env.settings,
+        env.limits,
+    );
     // Every level's session set-up, applied once before the first case.
     let mut setups = Vec::new();
     for &isolation in &resolved.levels {

@@ -1,0 +1,509 @@
+//! Helpers shared by the tests: IR builders, a throw-away database on the local
+//! PostgreSQL server, and the value and error conversions the host's driver does.
+
+#![allow(dead_code)] // Each test binary uses a different subset.
+
+use postgres::types::{FromSql, Type};
+use postgres::{Client, Config, NoTls, Row};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+use txlab_dialect_postgres::PostgresDialect;
+use txlab_plugin_api::prelude::*;
+
+pub fn col(name: &str, ty: ColumnType) -> Column {
+    Column {
+        name: name.into(),
+        ty,
+        not_null: false,
+    }
+}
+
+pub fn not_null(name: &str, ty: ColumnType) -> Column {
+    Column {
+        not_null: true,
+        ..col(name, ty)
+    }
+}
+
+pub fn table(name: &str, columns: Vec<Column>, primary_key: &[&str]) -> Table {
+    Table {
+        name: name.into(),
+        columns,
+        primary_key: strings(primary_key),
+        unique: Vec::new(),
+        indexes: Vec::new(),
+    }
+}
+
+pub fn strings(names: &[&str]) -> Vec<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}
+
+pub fn c(name: &str) -> Expr {
+    Expr::column(name)
+}
+
+pub fn int(v: i64) -> Expr {
+    Expr::lit(Value::Int(v))
+}
+
+pub fn float(v: f64) -> Expr {
+    Expr::lit(Value::Float(v))
+}
+
+pub fn text(v: &str) -> Expr {
+    Expr::lit(Value::Text(v.into()))
+}
+
+pub fn bin(op: BinaryOp, left: Expr, right: Expr) -> Expr {
+    Expr::binary(op, left, right)
+}
+
+pub fn not(e: Expr) -> Expr {
+    Expr::Unary {
+        op: UnaryOp::Not,
+        operand: Box::new(e),
+    }
+}
+
+pub fn neg(e: Expr) -> Expr {
+    Expr::Unary {
+        op: UnaryOp::Neg,
+        operand: Box::new(e),
+    }
+}
+
+pub fn is_null(e: Expr, negated: bool) -> Expr {
+    Expr::IsNull {
+        operand: Box::new(e),
+        negated,
+    }
+}
+
+pub fn in_list(e: Expr, list: Vec<Expr>, negated: bool) -> Expr {
+    Expr::InList {
+        operand: Box::new(e),
+        list,
+        negated,
+    }
+}
+
+pub fn between(e: Expr, low: Expr, high: Expr, negated: bool) -> Expr {
+    Expr::Between {
+        operand: Box::new(e),
+        low: Box::new(low),
+        high: Box::new(high),
+        negated,
+    }
+}
+
+pub fn select(table: &str, filter: Option<Expr>, order_by: Vec<Expr>) -> Statement {
+    Statement::Select(Select {
+        table: table.into(),
+        projection: Projection::All,
+        filter,
+        order_by,
+        lock: RowLock::None,
+    })
+}
+
+pub fn locking_select(table: &str, filter: Option<Expr>, lock: RowLock) -> Statement {
+    Statement::Select(Select {
+        table: table.into(),
+        projection: Projection::All,
+        filter,
+        order_by: Vec::new(),
+        lock,
+    })
+}
+
+pub fn insert(
+    table: &str,
+    columns: &[&str],
+    rows: Vec<Vec<Value>>,
+    on_conflict: OnConflict,
+) -> Statement {
+    Statement::Insert(Insert {
+        table: table.into(),
+        columns: strings(columns),
+        rows: rows
+            .into_iter()
+            .map(|r| r.into_iter().map(Expr::Literal).collect())
+            .collect(),
+        on_conflict,
+    })
+}
+
+pub fn update(table: &str, assignments: Vec<(&str, Expr)>, filter: Option<Expr>) -> Statement {
+    Statement::Update(Update {
+        table: table.into(),
+        assignments: assignments
+            .into_iter()
+            .map(|(column, value)| Assignment {
+                column: column.into(),
+                value,
+            })
+            .collect(),
+        filter,
+    })
+}
+
+pub fn delete(table: &str, filter: Option<Expr>) -> Statement {
+    Statement::Delete(Delete {
+        table: table.into(),
+        filter,
+    })
+}
+
+/// Renders one statement of a transaction at `level`.
+pub fn render_at(
+    dialect: &dyn Dialect,
+    schema: &Schema,
+    level: IsolationLevel,
+    statement: &Statement,
+) -> Result<String, PluginError> {
+    let ctx = RenderContext {
+        schema,
+        isolation: level,
+    };
+    dialect.render(statement, &ctx)
+}
+
+pub fn render_ok(schema: &Schema, statement: &Statement) -> String {
+    render_at(
+        &PostgresDialect::default(),
+        schema,
+        IsolationLevel::ReadCommitted,
+        statement,
+    )
+    .unwrap_or_else(|e| panic!("cannot render {statement:?}: {e}"))
+}
+
+/// The session limits the tests render cases with.
+pub const LIMITS: SessionLimits = SessionLimits {
+    statement_timeout_ms: 5_000,
+    lock_wait_timeout_ms: 8_000,
+};
+
+/// A database of its own on the server at `TXLAB_PG_URL` (default: the local
+/// server, user postgres), dropped with everything in it when the value drops.
+pub struct LiveDb {
+    admin: Client,
+    config: Config,
+    pub name: String,
+}
+
+/// A fresh database for one test, or `None` when no server answers and
+/// `TXLAB_REQUIRE_LIVE=1` is not set (then it says so on stderr).
+pub fn live(tag: &str) -> Option<LiveDb> {
+    let url = std::env::var("TXLAB_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_string());
+    let required = std::env::var("TXLAB_REQUIRE_LIVE").is_ok_and(|v| v == "1");
+    let mut config = match Config::from_str(&url) {
+        Ok(c) => c,
+        Err(e) => panic!("TXLAB_PG_URL is not a connection URL: {e}"),
+    };
+    config.connect_timeout(Duration::from_secs(5));
+    let mut admin = match config.connect(NoTls) {
+        Ok(client) => client,
+        Err(e) if required => panic!("no PostgreSQL server at TXLAB_PG_URL: {e}"),
+        Err(e) => {
+            eprintln!("skipped: no PostgreSQL server to test against ({e})");
+            return None;
+        }
+    };
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let safe_tag: String = tag
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .take(24)
+        .collect();
+    let name = format!(
+        "txlab_test_{safe_tag}_{}_{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    );
+    admin
+        .batch_execute(&format!("CREATE DATABASE \"{name}\""))
+        .unwrap_or_else(|e| panic!("cannot create database {name}: {e}"));
+    let mut db_config = config.clone();
+    db_config.dbname(&name);
+    Some(LiveDb {
+        admin,
+        config: db_config,
+        name,
+    })
+}
+
+impl LiveDb {
+    /// A new connection to the test database, without any set-up.
+    pub fn connect(&self) -> Client {
+        self.config
+            .connect(NoTls)
+            .unwrap_or_else(|e| panic!("cannot connect to {}: {e}", self.name))
+    }
+
+    /// A connection set up the way the dialect asks: its statements, then its
+    /// checks, each of which must hold.
+    pub fn session(&self, setup: &SessionSetup) -> Client {
+        let mut client = self.connect();
+        for sql in &setup.statements {
+            run(&mut client, sql).unwrap_or_else(|e| panic!("`{sql}` failed: {e}"));
+        }
+        for check in &setup.checks {
+            let got = first_text(&mut client, &check.sql);
+            assert_eq!(got, check.expect, "{}: {}", check.sql, check.explain);
+        }
+        client
+    }
+
+    /// A session of the postgres dialect at `level` with the given limits.
+    pub fn session_at(
+        &self,
+        dialect: &PostgresDialect,
+        level: IsolationLevel,
+        limits: SessionLimits,
+    ) -> Client {
+        let setup = dialect
+            .session_setup(&SessionRequest {
+                isolation: level,
+                limits,
+            })
+            .unwrap();
+        self.session(&setup)
+    }
+}
+
+impl Drop for LiveDb {
+    fn drop(&mut self) {
+        // FORCE ends sessions a failed test left behind.
+        let sql = format!("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", self.name);
+        if let Err(e) = self.admin.batch_execute(&sql) {
+            eprintln!("cannot drop test database {}: {e}", self.name);
+        }
+    }
+}
+
+/// The first value of the first row, as text.
+pub fn first_text(client: &mut Client, sql: &str) -> String {
+    let messages = client
+        .simple_query(sql)
+        .unwrap_or_else(|e| panic!("`{sql}` failed: {e}"));
+    messages
+        .iter()
+        .find_map(|m| match m {
+            postgres::SimpleQueryMessage::Row(r) => r.get(0).map(str::to_string),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("`{sql}` returned no row"))
+}
+
+/// NUMERIC in binary form, decoded to the text PostgreSQL prints: digits in base
+/// 10 000 with a weight and a display scale.
+struct Numeric(String);
+
+impl<'a> FromSql<'a> for Numeric {
+    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        let word = |i: usize| u16::from_be_bytes([raw[2 * i], raw[2 * i + 1]]);
+        let ndigits = word(0) as usize;
+        let weight = i64::from(word(1) as i16);
+        let sign = word(2);
+        let dscale = word(3) as usize;
+        match sign {
+            0xC000 => return Ok(Numeric("NaN".into())),
+            0xD000 => return Ok(Numeric("Infinity".into())),
+            0xF000 => return Ok(Numeric("-Infinity".into())),
+            _ => {}
+        }
+        // Group k stands for digits[k] * 10000^(weight - k).
+        let group = |k: i64| -> u16 {
+            if (0..ndigits as i64).contains(&k) {
+                word(4 + k as usize)
+            } else {
+                0
+            }
+        };
+        let mut out = String::new();
+        if sign == 0x4000 {
+            out.push('-');
+        }
+        if weight < 0 {
+            out.push('0');
+        } else {
+            out.push_str(&group(0).to_string());
+            for k in 1..=weight {
+                out.push_str(&format!("{:04}", group(k)));
+            }
+        }
+        if dscale > 0 {
+            let mut fraction = String::new();
+            let mut k = weight + 1;
+            while fraction.len() < dscale {
+                fraction.push_str(&format!("{:04}", group(k)));
+                k += 1;
+            }
+            fraction.truncate(dscale);
+            out.push('.');
+            out.push_str(&fraction);
+        }
+        Ok(Numeric(out))
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        *ty == Type::NUMERIC
+    }
+}
+
+/// A driver value as the host maps it.
+pub fn value(row: &Row, i: usize) -> Value {
+    let ty = row.columns()[i].type_().clone();
+    match ty {
+        Type::BOOL => row
+            .get::<_, Option<bool>>(i)
+            .map_or(Value::Null, Value::Bool),
+        Type::INT2 => row
+            .get::<_, Option<i16>>(i)
+            .map_or(Value::Null, |v| Value::Int(v.into())),
+        Type::INT4 => row
+            .get::<_, Option<i32>>(i)
+            .map_or(Value::Null, |v| Value::Int(v.into())),
+        Type::INT8 => row.get::<_, Option<i64>>(i).map_or(Value::Null, Value::Int),
+        Type::FLOAT8 => row
+            .get::<_, Option<f64>>(i)
+            .map_or(Value::Null, Value::Float),
+        Type::NUMERIC => row
+            .get::<_, Option<Numeric>>(i)
+            .map_or(Value::Null, |n| Value::Decimal(n.0)),
+        Type::BYTEA => row
+            .get::<_, Option<Vec<u8>>>(i)
+            .map_or(Value::Null, Value::Bytes),
+        Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME => row
+            .get::<_, Option<String>>(i)
+            .map_or(Value::Null, Value::Text),
+        other => panic!("no test maps values of type {other}"),
+    }
+}
+
+/// The rows a statement produced, or its error.
+pub type RunResult = Result<Vec<Vec<Value>>, postgres::Error>;
+
+/// Runs one statement and returns the rows it produced (none for writes).
+pub fn run(client: &mut Client, sql: &str) -> RunResult {
+    let rows = client.query(sql, &[])?;
+    Ok(rows
+        .iter()
+        .map(|row| (0..row.len()).map(|i| value(row, i)).collect())
+        .collect())
+}
+
+pub fn run_ok(client: &mut Client, sql: &str) -> Vec<Vec<Value>> {
+    run(client, sql).unwrap_or_else(|e| panic!("`{sql}` failed: {e}"))
+}
+
+/// Runs a write and returns how many rows it changed.
+pub fn execute_ok(client: &mut Client, sql: &str) -> u64 {
+    client
+        .execute(sql, &[])
+        .unwrap_or_else(|e| panic!("`{sql}` failed: {e}"))
+}
+
+/// The error as the host's driver reports it to the dialect.
+pub fn raw_error(error: &postgres::Error) -> RawDbError {
+    match error.as_db_error() {
+        Some(db) => RawDbError {
+            code: None,
+            sqlstate: Some(db.code().code().to_string()),
+            message: db.message().to_string(),
+            in_transaction: None,
+            connection_lost: false,
+            timed_out: false,
+        },
+        None => RawDbError {
+            message: error.to_string(),
+            connection_lost: error.is_closed(),
+            ..RawDbError::default()
+        },
+    }
+}
+
+/// Classifies the error `result` must hold.
+pub fn classify(dialect: &dyn Dialect, result: RunResult, what: &str) -> DbError {
+    match result {
+        Ok(rows) => panic!("{what} succeeded with {rows:?}"),
+        Err(e) => dialect.classify_error(&raw_error(&e)),
+    }
+}
+
+/// Runs `sql`, which must fail, and classifies the error.
+pub fn classify_failure(client: &mut Client, sql: &str) -> DbError {
+    classify(&PostgresDialect::default(), run(client, sql), sql)
+}
+
+pub fn backend_pid(client: &mut Client) -> i32 {
+    client
+        .query_one("SELECT pg_backend_pid()", &[])
+        .expect("read the backend pid")
+        .get(0)
+}
+
+/// A statement running on its own thread, for statements that block.
+pub struct Pending {
+    handle: thread::JoinHandle<(Client, RunResult)>,
+}
+
+pub fn spawn(mut client: Client, sql: String) -> Pending {
+    Pending {
+        handle: thread::spawn(move || {
+            let result = run(&mut client, &sql);
+            (client, result)
+        }),
+    }
+}
+
+impl Pending {
+    pub fn is_finished(&self) -> bool {
+        self.handle.is_finished()
+    }
+
+    pub fn join(self) -> (Client, RunResult) {
+        self.handle.join().expect("the statement thread panicked")
+    }
+}
+
+/// The dialect's lock probe for the session with backend pid `pid`, run on
+/// `monitor` the way the host's monitor runs it.
+pub fn probe(monitor: &mut Client, pid: i32) -> bool {
+    let LockProbe::Query { sql } = PostgresDialect::default().info().lock_probe else {
+        panic!("the postgres dialect probes with a query");
+    };
+    let answer = first_text(monitor, &sql.replace("{session}", &pid.to_string()));
+    match answer.as_str() {
+        "t" => true,
+        "f" => false,
+        other => panic!("the probe answered {other:?}"),
+    }
+}
+
+/// Waits until the probe sees the session waiting for a lock.
+pub fn wait_until_blocked(monitor: &mut Client, pid: i32, pending: &Pending) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !probe(monitor, pid) {
+        assert!(
+            !pending.is_finished(),
+            "the statement finished instead of waiting for a lock"
+        );
+        assert!(
+            Instant::now() < deadline,
+            "the session did not wait for a lock within 10 s"
+        );
+        thread::sleep(Duration::from_millis(2));
+    }
+}
