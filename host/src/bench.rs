@@ -37,8 +37,8 @@ impl BenchReport {
         format!(
             "machine: {}\ntarget: {} ({}), isolation {}\n\
              block detection ({} samples): median {:.2} ms, p99 {:.2} ms{}\n\
-             executor overhead ({} statements per sample): {:.1} µs/statement through the executor, \
-             {:.1} µs/statement in a raw driver loop, ratio {:.2}×",
+             executor overhead ({} statements per transaction, median of rounds): {:.1} µs/statement \
+             through the executor, {:.1} µs/statement in a raw driver loop, ratio {:.2}×",
             self.machine,
             self.dialect,
             self.server,
@@ -232,8 +232,10 @@ pub fn run(
         let single = case(isolation, vec![statements], &vec![0; n]);
         let rendered = dialect.render_case(&single, &env.limits)?;
         let setups = vec![rendered.transactions[0].session.clone()];
-        let (mut executor_time, mut raw_time) = (0.0, 0.0);
-        let rounds = samples.clamp(5, 50);
+        // Per round, alternating, and the median of each: this machine's idle
+        // CPUs make single rounds noisy.
+        let (mut executor_rounds, mut raw_rounds) = (Vec::new(), Vec::new());
+        let rounds = samples.clamp(11, 101);
         for _ in 0..rounds {
             db.prepare(&dialect, &single, &rendered).await?;
             let sessions = db.sessions(&setups).await?;
@@ -244,23 +246,33 @@ pub fn run(
                 classifier: dialect.as_ref(),
             };
             let (history, sessions) = executor.run(&single, &rendered, sessions).await;
-            executor_time += started.elapsed().as_secs_f64();
+            executor_rounds.push(started.elapsed().as_nanos() as u64);
             db.give_back(sessions, &setups);
             history.map_err(|e| other(e.to_string()))?;
 
             db.prepare(&dialect, &single, &rendered).await?;
             let mut sessions = db.sessions(&setups).await?;
-            let started = Instant::now();
-            for sql in &rendered.transactions[0].statements {
-                sessions[0]
-                    .execute(sql)
-                    .await
-                    .map_err(|e| other(format!("`{sql}` failed: {}", e.message)))?;
-            }
-            raw_time += started.elapsed().as_secs_f64();
-            db.give_back(sessions.into_iter().map(Some).collect(), &setups);
+            let mut session = sessions.pop().expect("one session");
+            let statements = rendered.transactions[0].statements.clone();
+            // On a task of its own, as the executor runs each session.
+            let (session, elapsed) = tokio::spawn(async move {
+                let started = Instant::now();
+                for sql in &statements {
+                    if let Err(e) = session.execute(sql).await {
+                        return Err(format!("`{sql}` failed: {}", e.message));
+                    }
+                }
+                Ok((session, started.elapsed()))
+            })
+            .await
+            .map_err(|e| other(e.to_string()))?
+            .map_err(other)?;
+            raw_rounds.push(elapsed.as_nanos() as u64);
+            db.give_back(vec![Some(session)], &setups);
         }
-        let per = |t: f64| t * 1e6 / (rounds * n) as f64;
+        executor_rounds.sort_unstable();
+        raw_rounds.sort_unstable();
+        let per = |rounds: &[u64]| percentile(rounds, 0.5) as f64 / 1000.0 / n as f64;
         Ok(BenchReport {
             machine: machine(),
             dialect: resolved.info.name.clone(),
@@ -271,8 +283,8 @@ pub fn run(
             block_detect_p99_us: percentile(&detect, 0.99),
             block_by_timeout: by_timeout,
             statements_per_sample: n,
-            executor_us_per_statement: per(executor_time),
-            raw_us_per_statement: per(raw_time),
+            executor_us_per_statement: per(&executor_rounds),
+            raw_us_per_statement: per(&raw_rounds),
         })
     })
 }

@@ -383,22 +383,29 @@ pub(crate) struct Environment {
     pub timeouts: Timeouts,
     pub settings: ExecutorSettings,
     pub limits: SessionLimits,
-    pub runtime: tokio::runtime::Runtime,
+    /// For set-up and clean-up; each worker has a runtime of its own.
+    pub runtime: Arc<tokio::runtime::Runtime>,
+}
+
+/// A runtime on the calling thread: a worker's executor, its sessions and
+/// their I/O all run on the worker's own thread, with no hops between threads.
+pub(crate) fn worker_runtime() -> Result<Arc<tokio::runtime::Runtime>, SetupError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map(Arc::new)
+        .map_err(|e| SetupError::Other(format!("cannot start an async runtime: {e}")))
 }
 
 impl Environment {
     pub fn new(resolved: &Resolved<'_>, url: Option<&str>) -> Result<Environment, SetupError> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .map_err(|e| SetupError::Other(format!("cannot start the async runtime: {e}")))?;
+        let runtime = worker_runtime()?;
         let (location, temp_dir) = target_location(resolved, url)?;
         let e = &resolved.pipeline.pipeline.executor;
         Ok(Environment {
             _cleanup: Cleanup {
                 location: location.clone(),
-                runtime: runtime.handle().clone(),
+                runtime: runtime.clone(),
             },
             _temp_dir: temp_dir,
             location,
@@ -454,13 +461,8 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     }
 
     let env = Environment::new(resolved, options.url.as_deref())?;
-    let (runtime, location, timeouts, settings, limits) = (
-        &env.runtime,
-        &env.location,
-        env.timeouts,
-        env.settings,
-        env.limits,
-    );
+    let (location, timeouts, settings, limits) =
+        (&env.location, env.timeouts, env.settings, env.limits);
     // Every level's session set-up, applied once before the first case.
     let mut setups = Vec::new();
     for &isolation in &resolved.levels {
@@ -513,6 +515,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     std::thread::scope(|scope| -> Result<(), SetupError> {
         let mut handles = Vec::new();
         for (id, (generator, oracles)) in plugins.into_iter().enumerate() {
+            let runtime = worker_runtime()?;
             let case_driver = runtime.block_on(open_driver(
                 &resolved.info,
                 location,
@@ -529,12 +532,12 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
             runtime.block_on(case_db.preflight(&setups))?;
             let mut worker = Worker {
                 resolved,
-                runtime: runtime.handle().clone(),
+                runtime: runtime.clone(),
                 settings,
                 generator,
                 oracles,
                 scratch: ScratchDb::new(
-                    runtime.handle().clone(),
+                    runtime.clone(),
                     scratch_driver,
                     resolved.dialect.clone(),
                     limits,
@@ -566,7 +569,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
 /// Removes the run's server databases however the run ends.
 struct Cleanup {
     location: TargetLocation,
-    runtime: tokio::runtime::Handle,
+    runtime: Arc<tokio::runtime::Runtime>,
 }
 
 impl Drop for Cleanup {
@@ -582,7 +585,7 @@ impl Drop for Cleanup {
 struct Worker<'a> {
     resolved: &'a Resolved<'a>,
     limits: SessionLimits,
-    runtime: tokio::runtime::Handle,
+    runtime: Arc<tokio::runtime::Runtime>,
     settings: ExecutorSettings,
     generator: GeneratorHandle,
     oracles: Vec<(String, OracleHandle)>,

@@ -11,7 +11,7 @@ use crate::servers::{ServerDatabases, ServerKind};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tokio::runtime::Handle;
+use tokio::runtime::Runtime;
 use txlab_plugin_api::host::{CallError, DialectHandle};
 use txlab_plugin_api::ir::*;
 use txlab_plugin_api::sdk::{HostDb, PluginError};
@@ -320,10 +320,10 @@ impl CaseDb {
     }
 }
 
-/// The scratch database oracles replay on. Its methods block on the runtime, so
-/// it is used from a worker thread, never from async code.
+/// The scratch database oracles replay on. Its methods block on the worker's
+/// runtime, so it is used from the worker thread, never from async code.
 pub struct ScratchDb {
-    runtime: Handle,
+    runtime: Arc<Runtime>,
     driver: Box<dyn Driver>,
     dialect: Arc<DialectHandle>,
     limits: SessionLimits,
@@ -337,7 +337,7 @@ pub struct ScratchDb {
 
 impl ScratchDb {
     pub fn new(
-        runtime: Handle,
+        runtime: Arc<Runtime>,
         driver: Box<dyn Driver>,
         dialect: Arc<DialectHandle>,
         limits: SessionLimits,

@@ -68,6 +68,8 @@ pub struct WaitState {
     attempts: AtomicU64,
     cancel: AtomicBool,
     interrupt: rusqlite::InterruptHandle,
+    /// Woken after every attempt, so a probe waits exactly as long as it must.
+    attempted: tokio::sync::Notify,
 }
 
 impl std::fmt::Debug for WaitState {
@@ -127,6 +129,7 @@ impl Driver for SqliteDriver {
             attempts: AtomicU64::new(0),
             cancel: AtomicBool::new(false),
             interrupt: conn.get_interrupt_handle(),
+            attempted: tokio::sync::Notify::new(),
         });
         let (tx, rx) = mpsc::channel();
         let thread_state = state.clone();
@@ -208,6 +211,7 @@ fn execute_with_retry(
             && (state.cancel.load(Ordering::SeqCst) || started.elapsed() >= timeouts.lock_wait);
         state.waiting.store(busy && !give_up, Ordering::SeqCst);
         state.attempts.fetch_add(1, Ordering::SeqCst);
+        state.attempted.notify_waiters();
         if !busy || give_up {
             return result.map_err(|e| raw_error(conn, e));
         }
@@ -302,18 +306,19 @@ impl Monitor for SqliteMonitor {
         // A fresh answer needs an attempt that began after this call: wait for the
         // attempt counter to move twice (the one in progress may predate the call).
         let start = state.attempts.load(Ordering::SeqCst);
-        let deadline = Instant::now() + Duration::from_millis(50);
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(50);
         loop {
+            // Registered before the checks, so no attempt can slip between them.
+            let attempted = state.attempted.notified();
             if !state.waiting.load(Ordering::SeqCst) {
                 return Ok(Some(false));
             }
             if state.attempts.load(Ordering::SeqCst) >= start + 2 {
                 return Ok(Some(state.waiting.load(Ordering::SeqCst)));
             }
-            if Instant::now() >= deadline {
+            if tokio::time::timeout_at(deadline, attempted).await.is_err() {
                 return Ok(None);
             }
-            tokio::time::sleep(RETRY_INTERVAL / 2).await;
         }
     }
 
