@@ -174,7 +174,11 @@ pub fn run(
     env.runtime.block_on(async {
         let driver = open_driver(&resolved.info, &env.location, "bench", env.timeouts).await?;
         let server = driver.target();
-        let mut db = CaseDb::open(driver).await?;
+        let admin_setup = dialect.session_setup(&SessionRequest {
+            isolation,
+            limits: env.limits,
+        })?;
+        let mut db = CaseDb::open(driver, &admin_setup).await?;
 
         // Block detection.
         let blocking = case(

@@ -284,6 +284,7 @@ struct Shared {
     consecutive_errors: AtomicU64,
     max_consecutive_errors: u64,
     errors_log: Mutex<std::fs::File>,
+    undecided_log: Mutex<std::fs::File>,
     findings_dir: PathBuf,
     progress: ProgressBar,
 }
@@ -331,6 +332,17 @@ fn prepare_output(out: &Path, seed: u64) -> Result<PathBuf, SetupError> {
     let probe = dir.join("errors.log");
     std::fs::write(&probe, b"").map_err(|e| fail(&probe, e))?;
     Ok(dir)
+}
+
+fn open_log(path: &Path) -> Result<std::fs::File, SetupError> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| SetupError::Output {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })
 }
 
 fn random_seed() -> u64 {
@@ -505,6 +517,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
         consecutive_errors: AtomicU64::new(0),
         max_consecutive_errors: p.run.max_consecutive_errors.max(1),
         errors_log: Mutex::new(errors_log),
+        undecided_log: Mutex::new(open_log(&run_dir.join("undecided.log"))?),
         findings_dir,
         progress: progress.clone(),
     });
@@ -528,7 +541,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
                 &format!("w{id}_scratch"),
                 timeouts,
             ))?;
-            let mut case_db = runtime.block_on(CaseDb::open(case_driver))?;
+            let mut case_db = runtime.block_on(CaseDb::open(case_driver, &setups[0]))?;
             runtime.block_on(case_db.preflight(&setups))?;
             let mut worker = Worker {
                 resolved,
@@ -541,6 +554,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
                     scratch_driver,
                     resolved.dialect.clone(),
                     limits,
+                    setups[0].clone(),
                 ),
                 limits,
                 case_db,
@@ -629,8 +643,14 @@ impl Worker<'_> {
                             }
                         } else if !r.undecided.is_empty() {
                             s.undecided += 1;
+                            let mut log = shared.undecided_log.lock().expect("lock");
                             for reason in &r.undecided {
                                 *s.undecided_reasons.entry(reason_key(reason)).or_default() += 1;
+                                let _ = writeln!(
+                                    log,
+                                    "case {} (run seed {seed}, case seed {}): {reason}",
+                                    request.index, request.seed
+                                );
                             }
                         } else {
                             s.passed += 1;

@@ -188,10 +188,17 @@ fn value_text(v: &Value) -> String {
 /// Runs a session's set-up statements, then its checks.
 async fn apply_setup(session: &mut dyn Session, setup: &SessionSetup) -> Result<(), TargetError> {
     for sql in &setup.statements {
-        session
-            .execute(sql)
-            .await
-            .map_err(|e| run_error(sql, "setting up a session", e))?;
+        if let Err(e) = session.execute(sql).await {
+            // The checks say what the set-up needs; show that with the failure.
+            let needs: Vec<&str> = setup.checks.iter().map(|c| c.explain.as_str()).collect();
+            let mut error = run_error(sql, "setting up a session", e);
+            if let TargetError::Statement { message, .. } = &mut error {
+                if !needs.is_empty() {
+                    message.push_str(&format!(" ({})", needs.join("; ")));
+                }
+            }
+            return Err(error);
+        }
     }
     for check in &setup.checks {
         let r = session
@@ -232,9 +239,15 @@ pub struct CaseDb {
 }
 
 impl CaseDb {
-    pub async fn open(driver: Box<dyn Driver>) -> Result<CaseDb, TargetError> {
+    /// Opens the database; `admin_setup` prepares the session that loads the
+    /// tables, so that values are stored under the same rules the cases run by.
+    pub async fn open(
+        driver: Box<dyn Driver>,
+        admin_setup: &SessionSetup,
+    ) -> Result<CaseDb, TargetError> {
         let monitor = driver.monitor().await?;
-        let admin = driver.connect().await?;
+        let mut admin = driver.connect().await?;
+        apply_setup(admin.as_mut(), admin_setup).await?;
         Ok(CaseDb {
             driver,
             monitor,
@@ -327,6 +340,7 @@ pub struct ScratchDb {
     driver: Box<dyn Driver>,
     dialect: Arc<DialectHandle>,
     limits: SessionLimits,
+    admin_setup: SessionSetup,
     admin: Option<Box<dyn Session>>,
     sessions: HashMap<u32, (Pooled, IsolationLevel)>,
     idle: Vec<Pooled>,
@@ -341,12 +355,14 @@ impl ScratchDb {
         driver: Box<dyn Driver>,
         dialect: Arc<DialectHandle>,
         limits: SessionLimits,
+        admin_setup: SessionSetup,
     ) -> Self {
         ScratchDb {
             runtime,
             driver,
             dialect,
             limits,
+            admin_setup,
             admin: None,
             sessions: HashMap::new(),
             idle: Vec::new(),
@@ -366,9 +382,15 @@ impl ScratchDb {
 
     fn admin(&mut self) -> Result<&mut Box<dyn Session>, PluginError> {
         if self.admin.is_none() {
+            let setup = &self.admin_setup;
+            let driver = &self.driver;
             let s = self
                 .runtime
-                .block_on(self.driver.connect())
+                .block_on(async {
+                    let mut s = driver.connect().await?;
+                    apply_setup(s.as_mut(), setup).await?;
+                    Ok::<_, TargetError>(s)
+                })
                 .map_err(|e| PluginError::host(e.to_string()))?;
             self.admin = Some(s);
         }

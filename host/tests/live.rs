@@ -58,8 +58,16 @@ impl Live {
             lock_wait: Duration::from_secs(10),
         };
         let location = TargetLocation::Server(server.clone());
+        let admin_setup = dialect
+            .session_setup(&SessionRequest {
+                isolation: info.levels[0].level,
+                limits: LIMITS,
+            })
+            .unwrap();
         let db = match open_driver(&info, &location, "live", timeouts).await {
-            Ok(driver) => CaseDb::open(driver).await.expect("the case database opens"),
+            Ok(driver) => CaseDb::open(driver, &admin_setup)
+                .await
+                .expect("the case database opens"),
             Err(e) => {
                 let why = format!("{entry} at {} is unreachable: {e}", server.redacted_url());
                 if std::env::var("TXLAB_REQUIRE_LIVE").as_deref() == Ok("1") {

@@ -28,6 +28,9 @@ impl MysqlDriver {
             .db_name(Some(database))
             // One connection per session, never pooled: sessions keep their state.
             .prefer_socket(false)
+            // UPDATE reports the rows it matched, as every other DBMS does, not
+            // only those whose value changed.
+            .client_found_rows(true)
             .into();
         Ok(MysqlDriver {
             opts,

@@ -32,6 +32,9 @@ pub struct FakeDb {
     pub detect_deadlocks: bool,
     /// Whether the monitor can tell lock waits at all.
     pub probe_works: bool,
+    /// How long COMMIT and ROLLBACK take to reply after releasing their locks,
+    /// so that a resumed statement's reply can overtake them (as on real servers).
+    pub end_reply_delay: std::time::Duration,
 }
 
 impl FakeDb {
@@ -41,6 +44,7 @@ impl FakeDb {
             notify: Arc::new(Notify::new()),
             detect_deadlocks: true,
             probe_works: true,
+            end_reply_delay: std::time::Duration::ZERO,
         }
     }
 
@@ -113,6 +117,7 @@ impl Session for FakeSession {
             (Some("BEGIN"), _) => Ok(QueryResult::default()),
             (Some("COMMIT" | "ROLLBACK"), _) => {
                 self.db.release(self.id);
+                tokio::time::sleep(self.db.end_reply_delay).await;
                 Ok(QueryResult::default())
             }
             (Some("R"), _) => Ok(QueryResult {

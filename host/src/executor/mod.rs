@@ -192,6 +192,7 @@ impl<'a> ScheduleExecutor<'a> {
                 .collect(),
             history: empty_history(case, rendered),
             queue: VecDeque::new(),
+            held: Vec::new(),
             last_release: None,
             abandoned: Vec::new(),
         };
@@ -292,6 +293,9 @@ struct Run<'r, 'a> {
     history: History,
     /// Replies received but not yet recorded, in arrival order.
     queue: VecDeque<Reply>,
+    /// Resumed statements' replies that arrived while the current statement,
+    /// which may be what resumed them, was still in flight.
+    held: Vec<Reply>,
     /// The last statement that ended a transaction and so released its locks.
     last_release: Option<StatementRef>,
     /// Sessions whose statement never returned.
@@ -380,6 +384,7 @@ impl Run<'_, '_> {
         let sql = self.rendered.transactions[at.txn()].statements[at.stmt()].clone();
         self.history.statements[at.txn()][at.stmt()].submitted_us = Some(now);
         self.history.statements[at.txn()][at.stmt()].outcome = Outcome::NoReply;
+        tracing::trace!(target: "txlab::executor", "submit {at}: {sql}");
         let t = &mut self.txns[at.txn()];
         t.next += 1;
         t.phase = Phase::Running(at);
@@ -393,23 +398,33 @@ impl Run<'_, '_> {
     /// Waits until the submitted statement completes or is known to be blocked.
     async fn await_statement(&mut self, at: StatementRef) -> Result<(), ExecError> {
         let submitted = Instant::now();
+        let result = self.await_statement_inner(at, submitted).await;
+        // Whatever ended the wait, resumptions still held are recorded now.
+        self.release_held(None);
+        if result.is_ok() {
+            self.process_queue().await?;
+        }
+        result
+    }
+
+    async fn await_statement_inner(
+        &mut self,
+        at: StatementRef,
+        submitted: Instant,
+    ) -> Result<(), ExecError> {
         loop {
             if self.phase(at) != Phase::Running(at) {
                 return Ok(());
             }
             match timeout(self.exec.settings.probe_interval, self.events.recv()).await {
-                Ok(Some(reply)) => {
-                    self.queue.push_back(reply);
-                    self.process_queue().await?;
-                }
+                Ok(Some(reply)) => self.reply_while_waiting(at, reply).await?,
                 Ok(None) => return Err(ExecError::SessionGone),
                 Err(_) => {
                     // The probe may take a moment; a reply that arrives meanwhile
                     // wins over its answer.
                     let waiting = self.exec.monitor.is_waiting(&self.keys[at.txn()]).await?;
                     if let Ok(reply) = self.events.try_recv() {
-                        self.queue.push_back(reply);
-                        self.process_queue().await?;
+                        self.reply_while_waiting(at, reply).await?;
                         continue;
                     }
                     let elapsed = submitted.elapsed();
@@ -442,7 +457,76 @@ impl Run<'_, '_> {
         }
     }
 
+    /// A reply that arrives while `current` is in flight. A blocked statement
+    /// that succeeds now resumed because some transaction released its locks;
+    /// when `current` is what released them (a COMMIT or ROLLBACK, or an error
+    /// that ends its transaction), the server may still send the resumed reply
+    /// first. Such replies are held until `current` replies and then recorded on
+    /// the right side of it.
+    async fn reply_while_waiting(
+        &mut self,
+        current: StatementRef,
+        reply: Reply,
+    ) -> Result<(), ExecError> {
+        let is_current = matches!(reply.tag, Tag::Statement(x) if x == current);
+        if is_current {
+            let releases = self.releases(current, &reply.result)?;
+            self.release_held(Some((reply, releases)));
+            return self.process_queue().await;
+        }
+        let resumed = matches!(reply.tag, Tag::Statement(x) if self.phase(x) == Phase::Blocked(x))
+            && reply.result.is_ok();
+        if resumed {
+            self.held.push(reply);
+            return Ok(());
+        }
+        self.queue.push_back(reply);
+        self.process_queue().await
+    }
+
+    /// Queues the held resumptions around the current statement's reply: after
+    /// it when it released locks, before it otherwise (they were released by
+    /// something else that happened first).
+    fn release_held(&mut self, current: Option<(Reply, bool)>) {
+        let held = std::mem::take(&mut self.held);
+        match current {
+            Some((reply, true)) => {
+                self.queue.push_back(reply);
+                self.queue.extend(held);
+            }
+            Some((reply, false)) => {
+                self.queue.extend(held);
+                self.queue.push_back(reply);
+            }
+            None => self.queue.extend(held),
+        }
+    }
+
+    /// Whether this reply to `at` ends `at`'s transaction and so releases its locks.
+    fn releases(
+        &self,
+        at: StatementRef,
+        result: &Result<QueryResult, RawDbError>,
+    ) -> Result<bool, ExecError> {
+        let stmt = self
+            .case
+            .statement(at)
+            .expect("replies only come for submitted statements");
+        if stmt.is_end() || self.case.transactions[at.txn()].kind == TxnKind::Autocommit {
+            return Ok(true);
+        }
+        Ok(match result {
+            Ok(_) => false,
+            Err(raw) => {
+                let e = self.exec.classifier.classify(raw)?;
+                e.scope != ErrorScope::Statement
+                    || (self.txns[at.txn()].open && raw.in_transaction == Some(false))
+            }
+        })
+    }
+
     fn mark_blocked(&mut self, at: StatementRef, evidence: BlockEvidence) {
+        tracing::trace!(target: "txlab::executor", "blocked {at} ({evidence:?})");
         let now = self.micros(Instant::now());
         self.txns[at.txn()].phase = Phase::Blocked(at);
         self.history.statements[at.txn()][at.stmt()].blocked = Some(Blocking {
@@ -483,6 +567,14 @@ impl Run<'_, '_> {
             Tag::Statement(at) => at,
             Tag::Cleanup => return Ok(Effect::default()),
         };
+        tracing::trace!(
+            target: "txlab::executor",
+            "reply {at}: {}",
+            match &reply.result {
+                Ok(r) => format!("ok, {} rows, {} affected", r.rows.len(), r.affected),
+                Err(e) => format!("error {:?} {}", e.code, e.message),
+            }
+        );
         let completed = self.micros(reply.at);
         let stmt = self
             .case
@@ -663,9 +755,12 @@ impl Run<'_, '_> {
         Ok(())
     }
 
+    /// Whether a reply for `at` has arrived and waits to be recorded (in the
+    /// queue, or held until the statement in flight replies).
     fn has_queued_reply(&self, at: StatementRef) -> bool {
         self.queue
             .iter()
+            .chain(&self.held)
             .any(|r| matches!(r.tag, Tag::Statement(x) if x == at))
     }
 

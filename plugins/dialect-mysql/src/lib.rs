@@ -1,0 +1,157 @@
+//! txlab dialect plugin for the MySQL family: three entries, `mysql` (MySQL 8.0 and
+//! 8.4), `mariadb` (MariaDB 10.11 and 11.x) and `tidb` (TiDB 7.x and 8.x), that share
+//! one renderer and one error classifier and differ in what the vendors document.
+//!
+//! - `flavor`: the three entries, their options, and what each one changes;
+//! - `semantics`: the isolation levels each flavor offers and what they mean, with
+//!   sources;
+//! - `session`: the statements that set a session up for a level and its limits;
+//! - `literal` and `expr`: identifiers, literals, type names and expressions;
+//! - `render`: statements and table DDL;
+//! - `errors`: classification of MySQL error numbers;
+//! - `probe`: the lock-wait probes, among them the parser of
+//!   `SHOW ENGINE INNODB STATUS` that the host applies on MariaDB.
+
+mod errors;
+mod expr;
+mod flavor;
+mod literal;
+mod probe;
+mod render;
+mod semantics;
+mod session;
+
+pub use flavor::TxnMode;
+pub use probe::innodb_status_waits;
+
+use flavor::Target;
+use serde::Deserialize;
+use txlab_plugin_api::prelude::*;
+
+/// The `mysql` dialect: MySQL 8.0 and 8.4 with InnoDB. It has no options.
+#[derive(Clone, Debug)]
+pub struct MysqlDialect(Target);
+
+/// The `mariadb` dialect: MariaDB 10.11 and 11.x with InnoDB.
+#[derive(Clone, Debug)]
+pub struct MariadbDialect(Target);
+
+/// The `tidb` dialect: TiDB 7.x and 8.x.
+#[derive(Clone, Debug)]
+pub struct TidbDialect(Target);
+
+/// MySQL has no options; unknown keys are rejected.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MysqlConfig {}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MariadbConfig {
+    /// Sets `innodb_snapshot_isolation` for every session; it changes what
+    /// REPEATABLE READ means, so the declared semantics follow it.
+    pub snapshot_isolation: bool,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TidbConfig {
+    /// The transaction mode of every transaction, explicit and autocommit.
+    pub txn_mode: TxnMode,
+}
+
+impl DialectPlugin for MysqlDialect {
+    const NAME: &'static str = semantics::MYSQL;
+    const DESCRIPTION: &'static str =
+        "MySQL 8.0/8.4 with InnoDB: all four isolation levels, row and next-key locks";
+    const DEFAULT_CONFIG: &'static str = "# The mysql dialect has no options.\n";
+    type Config = MysqlConfig;
+
+    fn new(_config: MysqlConfig) -> Result<Self, PluginError> {
+        Ok(MysqlDialect(Target::mysql()))
+    }
+}
+
+impl DialectPlugin for MariadbDialect {
+    const NAME: &'static str = semantics::MARIADB;
+    const DESCRIPTION: &'static str =
+        "MariaDB 10.11/11.x with InnoDB: all four isolation levels, optional snapshot isolation";
+    const DEFAULT_CONFIG: &'static str = "\
+# Run every session with innodb_snapshot_isolation = ON (true) or OFF (false).
+# ON makes REPEATABLE READ snapshot isolation: a write to a row that another
+# transaction changed after the snapshot fails with error 1020 and rolls the
+# transaction back. SERIALIZABLE behaves the same from the first statement on,
+# and READ COMMITTED loses its semi-consistent reads. The variable exists from
+# MariaDB 10.6.18, 10.11.8 and 11.4.2; from 11.6.2 the server's own default is
+# ON, so the dialect always sets it.
+snapshot_isolation = false
+";
+    type Config = MariadbConfig;
+
+    fn new(config: MariadbConfig) -> Result<Self, PluginError> {
+        Ok(MariadbDialect(Target::mariadb(config.snapshot_isolation)))
+    }
+}
+
+impl DialectPlugin for TidbDialect {
+    const NAME: &'static str = semantics::TIDB;
+    const DESCRIPTION: &'static str =
+        "TiDB 7.x/8.x: snapshot isolation (REPEATABLE READ) and READ COMMITTED, no gap locks";
+    const DEFAULT_CONFIG: &'static str = "\
+# \"pessimistic\": writes lock rows as they run and wait for each other (READ
+# COMMITTED and REPEATABLE READ). \"optimistic\": write conflicts surface at
+# COMMIT, and TiDB offers only REPEATABLE READ (snapshot isolation).
+txn_mode = \"pessimistic\"
+";
+    type Config = TidbConfig;
+
+    fn new(config: TidbConfig) -> Result<Self, PluginError> {
+        Ok(TidbDialect(Target::tidb(config.txn_mode)))
+    }
+}
+
+/// The three entries share their implementation: the target knows its flavor.
+macro_rules! delegate_to_target {
+    ($($dialect:ty),*) => {$(
+        impl Dialect for $dialect {
+            fn info(&self) -> DialectInfo {
+                semantics::info(&self.0)
+            }
+
+            fn create_table(&self, table: &Table) -> Result<Vec<String>, PluginError> {
+                render::create_table(&self.0, table)
+            }
+
+            fn drop_table(&self, table: &Table) -> Result<String, PluginError> {
+                render::drop_table(table)
+            }
+
+            fn render(
+                &self,
+                statement: &Statement,
+                ctx: &RenderContext<'_>,
+            ) -> Result<String, PluginError> {
+                render::statement(&self.0, statement, ctx)
+            }
+
+            fn session_setup(
+                &self,
+                request: &SessionRequest,
+            ) -> Result<SessionSetup, PluginError> {
+                session::setup(&self.0, request)
+            }
+
+            fn classify_error(&self, error: &RawDbError) -> DbError {
+                errors::classify(error)
+            }
+        }
+    )*};
+}
+
+delegate_to_target!(MysqlDialect, MariadbDialect, TidbDialect);
+
+export_plugin! {
+    dialects: [MysqlDialect, MariadbDialect, TidbDialect],
+    generators: [],
+    oracles: [],
+}
