@@ -71,6 +71,7 @@ pub async fn open_driver(
                 server.url(),
                 &db,
                 info.lock_probe.clone(),
+                info.session_control.clone(),
             )?))
         }
         ("postgres", TargetLocation::Server(server)) if server.kind == ServerKind::Postgres => {
@@ -79,6 +80,7 @@ pub async fn open_driver(
                 server.url(),
                 &db,
                 info.lock_probe.clone(),
+                info.session_control.clone(),
             )?))
         }
         (other, _) => Err(TargetError::NoDriver(other.to_string())),

@@ -6,7 +6,7 @@ use mysql_async::consts::{ColumnFlags, ColumnType};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Row};
 use tokio::sync::Mutex;
-use txlab_plugin_api::ir::{LockProbe, RawDbError, Value};
+use txlab_plugin_api::ir::{LockProbe, RawDbError, SessionControl, Value};
 
 /// MySQL's character set number for binary strings.
 const BINARY_CHARSET: u16 = 63;
@@ -15,11 +15,17 @@ pub struct MysqlDriver {
     opts: Opts,
     url: String,
     probe: LockProbe,
+    control: SessionControl,
 }
 
 impl MysqlDriver {
     /// A driver for `database` on the server at `url`.
-    pub fn new(url: &str, database: &str, probe: LockProbe) -> Result<Self, DriverError> {
+    pub fn new(
+        url: &str,
+        database: &str,
+        probe: LockProbe,
+        control: SessionControl,
+    ) -> Result<Self, DriverError> {
         let opts = Opts::from_url(url).map_err(|e| DriverError::Connect {
             target: redact_url(url),
             reason: e.to_string(),
@@ -36,6 +42,7 @@ impl MysqlDriver {
             opts,
             url: format!("{}/{database}", redact_url(url).trim_end_matches('/')),
             probe,
+            control,
         })
     }
 
@@ -140,11 +147,23 @@ impl Driver for MysqlDriver {
     }
 
     async fn connect(&self) -> Result<Box<dyn Session>, DriverError> {
-        let conn = self.conn().await?;
-        let key = SessionKey {
-            id: conn.id().to_string(),
-            local: None,
+        let mut conn = self.conn().await?;
+        let id = match &self.control.id_query {
+            Some(sql) => {
+                let row: Option<Row> = conn
+                    .query_first(sql.as_str())
+                    .await
+                    .map_err(|e| DriverError::Other(format!("cannot read the session id: {e}")))?;
+                row.and_then(|r| r.unwrap().into_iter().next())
+                    .map(|v| match v {
+                        mysql_async::Value::Bytes(b) => String::from_utf8_lossy(&b).into_owned(),
+                        other => other.as_sql(true),
+                    })
+                    .ok_or_else(|| DriverError::Other(format!("`{sql}` returned no session id")))?
+            }
+            None => conn.id().to_string(),
         };
+        let key = SessionKey { id, local: None };
         Ok(Box::new(MysqlSession { conn, key }))
     }
 
@@ -152,6 +171,7 @@ impl Driver for MysqlDriver {
         Ok(Box::new(MysqlMonitor {
             conn: Mutex::new(self.conn().await?),
             probe: self.probe.clone(),
+            cancel: self.control.cancel.clone(),
         }))
     }
 }
@@ -197,6 +217,7 @@ impl Session for MysqlSession {
 struct MysqlMonitor {
     conn: Mutex<Conn>,
     probe: LockProbe,
+    cancel: Option<String>,
 }
 
 /// Whether `SHOW ENGINE INNODB STATUS` lists the transaction of `thread_id` as
@@ -244,7 +265,11 @@ impl Monitor for MysqlMonitor {
     async fn cancel(&self, session: &SessionKey) -> Result<(), DriverError> {
         let mut conn = self.conn.lock().await;
         // KILL QUERY ends the running statement only; the session stays usable.
-        conn.query_drop(format!("KILL QUERY {}", session.id))
+        let sql = match &self.cancel {
+            Some(sql) => sql.replace("{session}", &session.id),
+            None => format!("KILL QUERY {}", session.id),
+        };
+        conn.query_drop(sql)
             .await
             .map_err(|e| DriverError::Other(format!("cancel: {e}")))
     }

@@ -5,18 +5,24 @@ use async_trait::async_trait;
 use futures_util::{pin_mut, TryStreamExt};
 use tokio_postgres::types::{FromSql, ToSql, Type};
 use tokio_postgres::{Client, NoTls, Row, SimpleQueryMessage};
-use txlab_plugin_api::ir::{LockProbe, RawDbError, Value};
+use txlab_plugin_api::ir::{LockProbe, RawDbError, SessionControl, Value};
 
 pub struct PostgresDriver {
     /// Connection string with the database; never shown (it may hold a password).
     conninfo: String,
     url: String,
     probe: LockProbe,
+    control: SessionControl,
 }
 
 impl PostgresDriver {
     /// A driver for `database` on the server at `url` (`postgres://…`).
-    pub fn new(url: &str, database: &str, probe: LockProbe) -> Result<Self, DriverError> {
+    pub fn new(
+        url: &str,
+        database: &str,
+        probe: LockProbe,
+        control: SessionControl,
+    ) -> Result<Self, DriverError> {
         let mut parsed = url::Url::parse(url).map_err(|e| DriverError::Connect {
             target: redact_url(url),
             reason: e.to_string(),
@@ -26,6 +32,7 @@ impl PostgresDriver {
             conninfo: parsed.to_string(),
             url: redact_url(parsed.as_str()),
             probe,
+            control,
         })
     }
 
@@ -186,7 +193,7 @@ impl Driver for PostgresDriver {
 
     async fn connect(&self) -> Result<Box<dyn Session>, DriverError> {
         let client = self.client().await?;
-        let pid = backend_pid(&client).await?;
+        let pid = session_id(&client, &self.control).await?;
         Ok(Box::new(PostgresSession {
             client,
             key: SessionKey {
@@ -200,21 +207,28 @@ impl Driver for PostgresDriver {
         Ok(Box::new(PostgresMonitor {
             client: self.client().await?,
             probe: self.probe.clone(),
+            cancel: self.control.cancel.clone(),
         }))
     }
 }
 
-async fn backend_pid(client: &Client) -> Result<String, DriverError> {
+/// The session's id for the lock probe: the backend pid, unless the dialect
+/// names another query (CockroachDB's `SHOW session_id`).
+async fn session_id(client: &Client, control: &SessionControl) -> Result<String, DriverError> {
+    let sql = control
+        .id_query
+        .as_deref()
+        .unwrap_or("SELECT pg_backend_pid()");
     let rows = client
-        .simple_query("SELECT pg_backend_pid()")
+        .simple_query(sql)
         .await
-        .map_err(|e| DriverError::Other(format!("cannot read the backend pid: {e}")))?;
+        .map_err(|e| DriverError::Other(format!("cannot read the session id: {e}")))?;
     rows.iter()
         .find_map(|m| match m {
             SimpleQueryMessage::Row(r) => r.get(0).map(str::to_string),
             _ => None,
         })
-        .ok_or_else(|| DriverError::Other("no backend pid".into()))
+        .ok_or_else(|| DriverError::Other(format!("`{sql}` returned no session id")))
 }
 
 #[async_trait]
@@ -257,6 +271,7 @@ impl Session for PostgresSession {
 struct PostgresMonitor {
     client: Client,
     probe: LockProbe,
+    cancel: Option<String>,
 }
 
 #[async_trait]
@@ -277,8 +292,12 @@ impl Monitor for PostgresMonitor {
     }
 
     async fn cancel(&self, session: &SessionKey) -> Result<(), DriverError> {
+        let sql = match &self.cancel {
+            Some(sql) => sql.replace("{session}", &session.id),
+            None => format!("SELECT pg_cancel_backend({})", session.id),
+        };
         self.client
-            .simple_query(&format!("SELECT pg_cancel_backend({})", session.id))
+            .simple_query(&sql)
             .await
             .map(|_| ())
             .map_err(|e| DriverError::Other(format!("cancel: {e}")))

@@ -15,6 +15,24 @@ pub struct DialectInfo {
     pub features: Features,
     /// How the executor confirms that a statement waits for a lock.
     pub lock_probe: LockProbe,
+    /// How the host names a session to the lock probe and cancels its
+    /// statement, where the driver's own way does not fit the DBMS.
+    #[serde(default)]
+    pub session_control: SessionControl,
+}
+
+/// Overrides for the driver's session naming and cancellation.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionControl {
+    /// A query, run on each new session, whose first value is the session's id
+    /// (what `{session}` stands for). Default: the MySQL connection id, the
+    /// PostgreSQL backend pid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id_query: Option<String>,
+    /// SQL run on the monitor connection to cancel the statement of session
+    /// `{session}`. Default: `KILL QUERY {session}`, `pg_cancel_backend({session})`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel: Option<String>,
 }
 
 impl DialectInfo {

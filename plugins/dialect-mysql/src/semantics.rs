@@ -45,6 +45,7 @@ pub fn info(target: &Target) -> DialectInfo {
         levels: levels(target),
         features: features(target.flavor),
         lock_probe: lock_probe(target.flavor),
+        session_control: SessionControl::default(),
     }
 }
 

@@ -39,6 +39,26 @@ pub fn info(flavor: Flavor) -> DialectInfo {
         levels: levels(flavor),
         features: features(flavor),
         lock_probe: lock_probe(flavor),
+        session_control: session_control(flavor),
+    }
+}
+
+/// PostgreSQL sessions are named by backend pid, the host driver's default.
+/// CockroachDB has no backend pids: its sessions are named by the hex id of
+/// `SHOW session_id`, and a statement is cancelled by query id
+/// (https://www.cockroachlabs.com/docs/v24.1/cancel-query,
+/// https://www.cockroachlabs.com/docs/v24.1/show-statements).
+fn session_control(flavor: Flavor) -> SessionControl {
+    match flavor {
+        Flavor::Postgres => SessionControl::default(),
+        Flavor::Cockroach => SessionControl {
+            id_query: Some("SHOW session_id".to_string()),
+            cancel: Some(
+                "CANCEL QUERIES IF EXISTS (SELECT query_id FROM [SHOW CLUSTER STATEMENTS] \
+                 WHERE session_id = '{session}')"
+                    .to_string(),
+            ),
+        },
     }
 }
 

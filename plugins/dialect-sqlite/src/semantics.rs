@@ -19,6 +19,7 @@ pub fn info() -> DialectInfo {
         // The host's driver runs with busy_timeout = 0 and retries SQLITE_BUSY itself,
         // so it knows when a statement waits for the write lock.
         lock_probe: LockProbe::Driver,
+        session_control: SessionControl::default(),
     }
 }
 

@@ -72,6 +72,7 @@ pub fn context(features: Features, levels: &[IsolationLevel]) -> GeneratorContex
             levels: levels.iter().map(|&l| semantics(l)).collect(),
             features,
             lock_probe: LockProbe::Driver,
+            session_control: SessionControl::default(),
         },
         levels: levels.to_vec(),
     }

@@ -275,6 +275,7 @@ pub fn dialect(levels: Vec<LevelSemantics>) -> DialectInfo {
         levels,
         features: Features::default(),
         lock_probe: LockProbe::Driver,
+        session_control: SessionControl::default(),
     }
 }
 
