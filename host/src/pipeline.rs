@@ -212,6 +212,9 @@ pub struct RunSummary {
     pub errors: u64,
     pub elapsed_secs: f64,
     pub stopped_early: Option<String>,
+    /// Databases the run created on the server (and dropped at its end).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub databases: Vec<String>,
     /// What the executed cases exercised: a run that never blocks or aborts
     /// tests little.
     pub exercised: Exercised,
@@ -575,6 +578,9 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     let mut summary = std::mem::take(&mut *shared.summary.lock().expect("lock"));
     summary.elapsed_secs = started.elapsed().as_secs_f64();
     summary.stopped_early = shared.stop_reason.lock().expect("lock").take();
+    if let TargetLocation::Server(server) = location {
+        summary.databases = server.created();
+    }
     let json = serde_json::to_string_pretty(&summary).unwrap_or_default();
     let _ = std::fs::write(run_dir.join("summary.json"), json);
     Ok(summary)

@@ -42,6 +42,8 @@ pub struct ServerDatabases {
     /// `txlab_<time>_<random>`: every database of the run starts with it.
     pub tag: String,
     created: Mutex<Vec<String>>,
+    /// Every database the run created, dropped or not, for the run's summary.
+    history: Mutex<Vec<String>>,
 }
 
 fn run_tag() -> String {
@@ -65,7 +67,13 @@ impl ServerDatabases {
             url: url.to_string(),
             tag: run_tag(),
             created: Mutex::new(Vec::new()),
+            history: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The databases this run created so far.
+    pub fn created(&self) -> Vec<String> {
+        self.history.lock().expect("lock").clone()
     }
 
     pub fn url(&self) -> &str {
@@ -94,6 +102,7 @@ impl ServerDatabases {
                     .await
                     .map_err(|e| self.fail("CREATE DATABASE", e))?;
                 self.created.lock().expect("lock").push(name.clone());
+                self.history.lock().expect("lock").push(name.clone());
                 // MySQL has no database comments: the mark is a table inside.
                 conn.query_drop(format!(
                     "CREATE TABLE `{name}`.txlab_marker (mark VARCHAR(200) NOT NULL)"
@@ -115,6 +124,7 @@ impl ServerDatabases {
                     .await
                     .map_err(|e| self.fail("CREATE DATABASE", e))?;
                 self.created.lock().expect("lock").push(name.clone());
+                self.history.lock().expect("lock").push(name.clone());
                 client
                     .batch_execute(&format!(
                         "COMMENT ON DATABASE \"{name}\" IS '{}'",

@@ -81,7 +81,7 @@ fn summary(run_dir: &Path) -> serde_json::Value {
 }
 
 #[test]
-fn plugins_list_shows_the_three_plugins() {
+fn plugins_list_shows_every_shipped_plugin() {
     let env = Env::new(&[]);
     let o = env.txlab(&["plugins", "list"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -158,11 +158,17 @@ fn the_quickstart_runs_and_finds_nothing_on_sqlite() {
 }
 
 #[test]
-fn check_config_accepts_the_shipped_pipelines() {
+fn check_config_accepts_every_shipped_pipeline() {
     let env = Env::new(&[]);
-    let o = env.txlab(&["check-config", "configs/quickstart.toml"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains(": ok"), "{}", stdout(&o));
+    let mut checked = 0;
+    for entry in std::fs::read_dir(common::repo_root().join("configs")).unwrap() {
+        let path = entry.unwrap().path();
+        let o = env.txlab(&["check-config", path.to_str().unwrap()]);
+        assert!(o.status.success(), "{}: {}", path.display(), stderr(&o));
+        assert!(stdout(&o).contains(": ok"), "{}", stdout(&o));
+        checked += 1;
+    }
+    assert!(checked >= 6, "only {checked} pipelines in configs/");
 }
 
 #[test]
