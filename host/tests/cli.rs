@@ -8,6 +8,8 @@ use std::process::{Command, Output};
 
 const SHIPPING: &[&str] = &[
     "txlab-dialect-sqlite",
+    "txlab-dialect-mysql",
+    "txlab-dialect-postgres",
     "txlab-generator-random",
     "txlab-oracle-wss",
 ];
@@ -88,6 +90,11 @@ fn plugins_list_shows_every_shipped_plugin() {
     let out = stdout(&o);
     for (kind, name) in [
         ("dialect", "sqlite"),
+        ("dialect", "mariadb"),
+        ("dialect", "mysql"),
+        ("dialect", "tidb"),
+        ("dialect", "postgres"),
+        ("dialect", "cockroachdb"),
         ("generator", "random"),
         ("oracle", "wss"),
     ] {
