@@ -28,6 +28,11 @@ commit_probability = 0.7
 # Chance that a literal or key is taken from the values already in the table or
 # written by earlier statements, so that transactions touch the same rows.
 cache_probability = 0.8
+# Chance that an INSERT reuses a key value the table already holds (a duplicate
+# key, unless another transaction removed it); otherwise it takes a key value
+# the table does not hold yet. Lower it for DBMSs where a failed statement ends
+# the whole transaction (PostgreSQL).
+key_collision_probability = 0.5
 # Draw the isolation level per transaction instead of once per case.
 mixed_isolation = false
 # Consecutive cases (by index) that share one schema and its initial rows.
@@ -51,6 +56,7 @@ pub struct Config {
     pub statements: Range,
     pub commit_probability: f64,
     pub cache_probability: f64,
+    pub key_collision_probability: f64,
     pub mixed_isolation: bool,
     pub cases_per_schema: u64,
     pub weights: Weights,
@@ -66,6 +72,7 @@ impl Default for Config {
             statements: [1, 6],
             commit_probability: 0.7,
             cache_probability: 0.8,
+            key_collision_probability: 0.5,
             mixed_isolation: false,
             cases_per_schema: 1,
             weights: Weights::default(),
@@ -117,6 +124,7 @@ impl Config {
         }
         check_probability("commit_probability", self.commit_probability)?;
         check_probability("cache_probability", self.cache_probability)?;
+        check_probability("key_collision_probability", self.key_collision_probability)?;
         if self.cases_per_schema == 0 {
             return Err(PluginError::config("cases_per_schema: must be at least 1"));
         }

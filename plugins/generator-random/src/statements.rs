@@ -19,8 +19,8 @@ const HOT_ROWS_PER_TABLE: usize = 2;
 /// How often a predicate node combines two predicates (or negates one) while depth remains.
 const COMPOUND_PROBABILITY: f64 = 0.35;
 const PREDICATE_DEPTH: u32 = 2;
-/// Given an INSERT, how often a key column repeats a cached value (a likely collision).
-const INSERT_KEY_FROM_CACHE_PROBABILITY: f64 = 0.5;
+/// Tries at finding a key value the table does not hold before settling for any.
+const FRESH_KEY_TRIES: usize = 8;
 const INSERT_NULL_PROBABILITY: f64 = 0.1;
 const ASSIGN_NULL_PROBABILITY: f64 = 0.1;
 const ASSIGN_ARITHMETIC_PROBABILITY: f64 = 0.4;
@@ -51,6 +51,7 @@ pub struct StatementGenerator<'a> {
     locks: Vec<RowLock>,
     conflicts: Vec<OnConflict>,
     cache_probability: f64,
+    key_collision_probability: f64,
 }
 
 impl<'a> StatementGenerator<'a> {
@@ -94,7 +95,22 @@ impl<'a> StatementGenerator<'a> {
             locks,
             conflicts,
             cache_probability: config.cache_probability,
+            key_collision_probability: config.key_collision_probability,
         }
+    }
+
+    /// A key value for column `c` of table `t` that no row seen so far holds,
+    /// if the domain has one left within a few tries.
+    fn fresh_key(&self, t: usize, c: usize, rng: &mut impl Rng) -> Value {
+        let domain = self.domain(t, c);
+        let mut value = domain.random(rng);
+        for _ in 1..FRESH_KEY_TRIES {
+            if !self.cache.contains(t, c, &value) {
+                break;
+            }
+            value = domain.random(rng);
+        }
+        value
     }
 
     pub fn statement(&mut self, rng: &mut impl Rng) -> Statement {
@@ -168,12 +184,12 @@ impl<'a> StatementGenerator<'a> {
             let mut full_row = vec![Value::Null; table.columns.len()];
             for &c in &columns {
                 full_row[c] = if in_key(c) {
-                    if rng.gen_bool(INSERT_KEY_FROM_CACHE_PROBABILITY) {
+                    if rng.gen_bool(self.key_collision_probability) {
                         self.cache
                             .value(t, c, rng)
                             .unwrap_or_else(|| self.domain(t, c).random(rng))
                     } else {
-                        self.domain(t, c).random(rng)
+                        self.fresh_key(t, c, rng)
                     }
                 } else if !table.columns[c].not_null && rng.gen_bool(INSERT_NULL_PROBABILITY) {
                     Value::Null

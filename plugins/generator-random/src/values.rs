@@ -172,6 +172,10 @@ impl ValueCache {
         self.rows[table].push(row);
     }
 
+    pub fn contains(&self, table: usize, column: usize, value: &Value) -> bool {
+        self.columns[table][column].contains(value)
+    }
+
     pub fn value(&self, table: usize, column: usize, rng: &mut impl Rng) -> Option<Value> {
         self.columns[table][column].choose(rng).cloned()
     }
