@@ -3,7 +3,8 @@
 //! - [`ir`]: the intermediate representation every plugin sees or returns (schema,
 //!   statements, test cases, histories, verdicts, dialect semantics).
 //! - [`sdk`]: what plugin authors implement ([`sdk::Dialect`], [`sdk::Generator`],
-//!   [`sdk::Oracle`]) and [`export_plugin!`] to publish a library.
+//!   [`sdk::Oracle`]), [`export_plugin!`] to publish a library, and [`sdk::sql`],
+//!   the SQL renderer dialects share.
 //! - [`host`]: what the host uses to load libraries and call their entries.
 //! - [`abi`]: the stable ABI underneath (abi_stable, confined to this crate).
 //!
@@ -22,6 +23,7 @@ pub use sdk::PluginError;
 pub mod prelude {
     pub use crate::export_plugin;
     pub use crate::ir::*;
+    pub use crate::sdk::sql::{self, SqlSyntax};
     pub use crate::sdk::{
         parse_config, render_case_with, Dialect, DialectPlugin, ErrorKind, Generator,
         GeneratorPlugin, HostDb, HostDbExt, Oracle, OraclePlugin, PluginError, RenderContext,

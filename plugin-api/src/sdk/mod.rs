@@ -5,10 +5,15 @@
 //! matching `*Plugin` trait that names it and builds it from its configuration,
 //! and lists its types in one `export_plugin!` call. The SDK wraps every entry
 //! point in `catch_unwind`, so a panic becomes an error the host reports.
+//!
+//! A SQL dialect can leave most of its rendering to [`sql`]: it describes what
+//! its DBMS spells its own way in [`sql::SqlSyntax`], and the shared renderer
+//! writes the statements and tables.
 
 pub mod export;
 pub(crate) mod guard;
 mod log;
+pub mod sql;
 
 pub use guard::catch;
 

@@ -66,22 +66,12 @@ const TIDB_LAZY_CONSTRAINT_ABORT: i64 = 8147;
 const TIDB_WRITE_CONFLICT: i64 = 9007;
 
 pub fn classify(raw: &RawDbError) -> DbError {
-    let (class, scope) = class_and_scope(raw);
-    DbError {
-        class,
-        scope,
-        code: raw.code,
-        sqlstate: raw.sqlstate.clone(),
-        message: raw.message.clone(),
-    }
+    sql::classify_with(raw, class_and_scope)
 }
 
 fn class_and_scope(raw: &RawDbError) -> (ErrorClass, ErrorScope) {
     use ErrorClass::*;
     use ErrorScope::{Connection, Statement, Transaction};
-    if raw.connection_lost {
-        return (ConnectionLost, Connection);
-    }
     if raw.timed_out {
         return (StatementTimeout, Statement);
     }

@@ -6,20 +6,20 @@
 //! - `semantics`: the isolation levels each flavor offers and what they mean, with
 //!   sources;
 //! - `session`: the statements that set a session up for a level and its limits;
-//! - `literal` and `expr`: identifiers, literals, type names and expressions;
-//! - `render`: statements and table DDL;
+//! - `literal`: identifiers, literals and type names;
+//! - `syntax`: what each flavor spells its own way in statements, expressions and
+//!   table DDL; the SDK's shared renderer writes the rest;
 //! - `errors`: classification of MySQL error numbers;
 //! - `probe`: the lock-wait probes, among them the parser of
 //!   `SHOW ENGINE INNODB STATUS` that the host applies on MariaDB.
 
 mod errors;
-mod expr;
 mod flavor;
 mod literal;
 mod probe;
-mod render;
 mod semantics;
 mod session;
+mod syntax;
 
 pub use flavor::TxnMode;
 pub use probe::innodb_status_waits;
@@ -119,11 +119,11 @@ macro_rules! delegate_to_target {
             }
 
             fn create_table(&self, table: &Table) -> Result<Vec<String>, PluginError> {
-                render::create_table(&self.0, table)
+                sql::create_table(&self.0, table)
             }
 
             fn drop_table(&self, table: &Table) -> Result<String, PluginError> {
-                render::drop_table(table)
+                sql::drop_table(&self.0, table)
             }
 
             fn render(
@@ -131,7 +131,7 @@ macro_rules! delegate_to_target {
                 statement: &Statement,
                 ctx: &RenderContext<'_>,
             ) -> Result<String, PluginError> {
-                render::statement(&self.0, statement, ctx)
+                sql::render_statement(&self.0, statement, ctx)
             }
 
             fn session_setup(

@@ -4,8 +4,8 @@
 //! exactly like the ones its sessions run.
 
 use crate::flavor::Flavor;
-use std::fmt::Write;
 use txlab_plugin_api::prelude::*;
+use txlab_plugin_api::sdk::sql::{finite_float, quoted, upper_hex, PlainDecimal};
 
 /// The longest identifier MySQL, MariaDB and TiDB accept
 /// (https://dev.mysql.com/doc/refman/8.0/en/identifier-length.html).
@@ -38,7 +38,7 @@ pub fn ident(name: &str) -> Result<String, PluginError> {
             "MySQL names have at most {MAX_IDENTIFIER_CHARS} characters: {name:?}"
         )));
     }
-    Ok(format!("`{}`", name.replace('`', "``")))
+    Ok(quoted(name, '`'))
 }
 
 pub fn literal(value: &Value) -> Result<String, PluginError> {
@@ -54,17 +54,13 @@ pub fn literal(value: &Value) -> Result<String, PluginError> {
         // named `true` (which needs backticks); they stand for 1 and 0
         // (https://dev.mysql.com/doc/refman/8.0/en/boolean-literals.html).
         Value::Bool(v) => if *v { "TRUE" } else { "FALSE" }.to_string(),
-        Value::Bytes(bytes) => format!("X'{}'", hex(bytes)),
+        Value::Bytes(bytes) => format!("X'{}'", upper_hex(bytes)),
     })
 }
 
 /// A DOUBLE literal that parses back to exactly `v`.
 fn float(v: f64) -> Result<String, PluginError> {
-    if !v.is_finite() {
-        return Err(PluginError::unsupported(format!(
-            "MySQL has no literal for the floating-point value {v}"
-        )));
-    }
+    let v = finite_float(v, "MySQL")?;
     // A number with an exponent is an approximate-value (DOUBLE) literal; without
     // one, `0.1` would be an exact DECIMAL and arithmetic on it exact too
     // (https://dev.mysql.com/doc/refman/8.0/en/number-literals.html). LowerExp
@@ -74,14 +70,9 @@ fn float(v: f64) -> Result<String, PluginError> {
 
 /// Exact numerics travel as text; only a plain decimal number may reach the SQL.
 fn decimal(text: &str) -> Result<String, PluginError> {
-    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
-    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
-    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if whole.is_empty() && fraction.is_empty() || !all_digits(whole) || !all_digits(fraction) {
-        return Err(PluginError::invalid_input(format!(
-            "`{text}` is not a plain decimal number"
-        )));
-    }
+    let PlainDecimal {
+        whole, fraction, ..
+    } = PlainDecimal::parse(text)?;
     let significant = whole.trim_start_matches('0').len() + fraction.len();
     if significant > MAX_DECIMAL_DIGITS {
         return Err(PluginError::unsupported(format!(
@@ -100,19 +91,11 @@ fn text_literal(text: &str) -> String {
         // hexadecimal literal with a character set introducer do, and like a quoted
         // literal it yields to the collation of the column it meets
         // (https://dev.mysql.com/doc/refman/8.0/en/hexadecimal-literals.html).
-        format!("_utf8mb4 X'{}'", hex(text.as_bytes()))
+        format!("_utf8mb4 X'{}'", upper_hex(text.as_bytes()))
     } else {
         // Doubling the quote means one quote in every mode.
-        format!("'{}'", text.replace('\'', "''"))
+        quoted(text, '\'')
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        write!(out, "{b:02X}").expect("writing to a String cannot fail");
-    }
-    out
 }
 
 /// The declared type of a column

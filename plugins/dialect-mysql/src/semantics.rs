@@ -362,31 +362,16 @@ fn features(flavor: Flavor) -> Features {
         // supports it in both modes (https://docs.pingcap.com/tidb/stable/pessimistic-transaction).
         select_for_update: true,
         // MySQL: FOR SHARE; MariaDB: LOCK IN SHARE MODE. TiDB has no shared lock
-        // (see render::select).
+        // (see `row_lock` in syntax.rs).
         select_for_share: flavor != Flavor::Tidb,
         // https://dev.mysql.com/doc/refman/8.0/en/replace.html
         replace: true,
         // https://dev.mysql.com/doc/refman/8.0/en/insert.html (IGNORE)
         insert_ignore: true,
-        column_types: vec![
-            ColumnType::Int,
-            ColumnType::BigInt,
-            ColumnType::Double,
-            // DECIMAL is exact up to 65 digits
-            // (https://dev.mysql.com/doc/refman/8.0/en/fixed-point-types.html).
-            ColumnType::Decimal {
-                precision: 10,
-                scale: 2,
-            },
-            ColumnType::Decimal {
-                precision: 30,
-                scale: 10,
-            },
-            ColumnType::Varchar { len: 16 },
-            // TEXT columns cannot be keyed or indexed without a prefix; create_table
-            // refuses such schemas.
-            ColumnType::Text,
-            ColumnType::Bool,
-        ],
+        // DECIMAL is exact up to 65 digits
+        // (https://dev.mysql.com/doc/refman/8.0/en/fixed-point-types.html). TEXT
+        // columns cannot be keyed or indexed without a prefix; such keys are
+        // refused (`check_key_column` in syntax.rs).
+        column_types: sql::COLUMN_TYPES.to_vec(),
     }
 }

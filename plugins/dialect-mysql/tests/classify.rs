@@ -7,68 +7,25 @@ use common::*;
 use mysql::Conn;
 use std::time::Duration;
 use txlab_plugin_api::prelude::*;
+use txlab_testkit::build::*;
+use txlab_testkit::keyed_table;
 
-fn schema() -> Schema {
-    let mut t = table(
-        "t",
-        vec![
-            col("id", ColumnType::Int),
-            col("k", ColumnType::Int),
-            not_null("v", ColumnType::Varchar { len: 4 }),
-        ],
-        &["id"],
-    );
-    t.unique = vec![strings(&["k"])];
-    Schema { tables: vec![t] }
-}
-
-/// The schema with rows (1, 10, 'a') and (2, 20, 'b').
+/// The keyed table with rows (1, 10, 'a') and (2, 20, 'b').
 fn database(tag: &str) -> Option<(LiveDb, Schema)> {
     let db = live_db(tag)?;
-    let schema = schema();
+    let schema = keyed_table::schema(ColumnType::Varchar { len: 4 });
     let dialect = mariadb(false);
     let mut conn = db.connect();
-    for sql in dialect.create_table(&schema.tables[0]).unwrap() {
-        run_ok(&mut conn, &sql);
-    }
-    run_ok(
-        &mut conn,
-        &render_ok(
-            &dialect,
-            &schema,
-            &insert(
-                "t",
-                &["id", "k", "v"],
-                vec![
-                    vec![Value::Int(1), Value::Int(10), Value::Text("a".into())],
-                    vec![Value::Int(2), Value::Int(20), Value::Text("b".into())],
-                ],
-                OnConflict::Error,
-            ),
-        ),
-    );
+    create_and_run(&mut conn, &dialect, &schema, &[keyed_table::fill()]);
     Some((db, schema))
 }
 
 fn insert_row(schema: &Schema, id: Value, k: Value, v: Value) -> String {
-    render_ok(
-        &mariadb(false),
-        schema,
-        &insert(
-            "t",
-            &["id", "k", "v"],
-            vec![vec![id, k, v]],
-            OnConflict::Error,
-        ),
-    )
+    render_ok(&mariadb(false), schema, &keyed_table::insert_row(id, k, v))
 }
 
 fn set_v(schema: &Schema, id: i64, v: &str) -> String {
-    render_ok(
-        &mariadb(false),
-        schema,
-        &update("t", vec![("v", text(v))], Some(eq(c("id"), int(id)))),
-    )
+    render_ok(&mariadb(false), schema, &keyed_table::set_v(id, v))
 }
 
 fn begin(conn: &mut Conn, schema: &Schema) {
@@ -82,6 +39,13 @@ fn assert_class(e: &DbError, class: ErrorClass, scope: ErrorScope, code: i64) {
         "{e}"
     );
     assert!(e.sqlstate.is_some() && !e.message.is_empty(), "{e}");
+}
+
+/// Writes row 9 in the open transaction: the write before an error, which
+/// [`assert_statement_scope`] expects to survive it.
+fn write_row_9(conn: &mut Conn, schema: &Schema) {
+    let ok = Value::Text("ok".into());
+    run_ok(conn, &insert_row(schema, Value::Int(9), Value::Int(90), ok));
 }
 
 /// Statement-scoped errors leave the transaction open and its earlier writes in place.
@@ -106,10 +70,7 @@ fn constraint_violations_undo_the_statement() {
     let mut conn = db.session(&mariadb(false), IsolationLevel::RepeatableRead);
     begin(&mut conn, &schema);
     let text = |s: &str| Value::Text(s.into());
-    run_ok(
-        &mut conn,
-        &insert_row(&schema, Value::Int(9), Value::Int(90), text("ok")),
-    );
+    write_row_9(&mut conn, &schema);
     for (sql, code) in [
         (
             insert_row(&schema, Value::Int(1), Value::Int(99), text("x")),
@@ -138,15 +99,7 @@ fn bad_values_are_data_errors() {
     };
     let mut conn = db.session(&mariadb(false), IsolationLevel::RepeatableRead);
     begin(&mut conn, &schema);
-    run_ok(
-        &mut conn,
-        &insert_row(
-            &schema,
-            Value::Int(9),
-            Value::Int(90),
-            Value::Text("ok".into()),
-        ),
-    );
+    write_row_9(&mut conn, &schema);
     let too_long = insert_row(
         &schema,
         Value::Int(4),
@@ -218,15 +171,7 @@ fn a_lock_wait_timeout_undoes_the_statement() {
     begin(&mut holder, &schema);
     run_ok(&mut holder, &set_v(&schema, 1, "h"));
     begin(&mut waiter, &schema);
-    run_ok(
-        &mut waiter,
-        &insert_row(
-            &schema,
-            Value::Int(9),
-            Value::Int(90),
-            Value::Text("ok".into()),
-        ),
-    );
+    write_row_9(&mut waiter, &schema);
     let e = classify_failure(&mut waiter, &set_v(&schema, 1, "w"));
     assert_class(&e, ErrorClass::LockWaitTimeout, ErrorScope::Statement, 1205);
     assert_statement_scope(&mut waiter, &schema);
@@ -281,15 +226,7 @@ fn a_changed_row_under_snapshot_isolation_rolls_the_transaction_back() {
     let mut a = db.session(&dialect, IsolationLevel::RepeatableRead);
     let mut b = db.session(&dialect, IsolationLevel::RepeatableRead);
     begin(&mut a, &schema);
-    run_ok(
-        &mut a,
-        &insert_row(
-            &schema,
-            Value::Int(9),
-            Value::Int(90),
-            Value::Text("a".into()),
-        ),
-    );
+    write_row_9(&mut a, &schema);
     // The first consistent read takes the snapshot.
     run_ok(
         &mut a,
@@ -328,15 +265,7 @@ fn the_statement_timeout_stops_only_the_statement() {
     };
     let mut conn = db.session_with(&mariadb(false), IsolationLevel::RepeatableRead, limits);
     begin(&mut conn, &schema);
-    run_ok(
-        &mut conn,
-        &insert_row(
-            &schema,
-            Value::Int(9),
-            Value::Int(90),
-            Value::Text("ok".into()),
-        ),
-    );
+    write_row_9(&mut conn, &schema);
     // MariaDB's sequence engine makes a cross join of 10^10 rows.
     let slow = "SELECT SUM(a.seq * b.seq) FROM seq_1_to_100000 a, seq_1_to_100000 b";
     let e = classify_failure(&mut conn, slow);
@@ -363,15 +292,7 @@ fn a_killed_query_is_a_statement_timeout() {
     begin(&mut holder, &schema);
     run_ok(&mut holder, &set_v(&schema, 1, "h"));
     begin(&mut waiter, &schema);
-    run_ok(
-        &mut waiter,
-        &insert_row(
-            &schema,
-            Value::Int(9),
-            Value::Int(90),
-            Value::Text("ok".into()),
-        ),
-    );
+    write_row_9(&mut waiter, &schema);
     let id = connection_id(&mut waiter);
     let waiting = spawn_statement(waiter, set_v(&schema, 1, "w"));
     wait_until_blocked(&mut monitor, id, Duration::from_secs(5));

@@ -7,182 +7,43 @@ mod common;
 use common::*;
 use mysql::Conn;
 use txlab_plugin_api::prelude::*;
-
-fn values_table() -> Table {
-    let mut t = table(
-        "vals",
-        vec![
-            col("id", ColumnType::Int),
-            col("i", ColumnType::BigInt),
-            col("f", ColumnType::Double),
-            col(
-                "d",
-                ColumnType::Decimal {
-                    precision: 10,
-                    scale: 2,
-                },
-            ),
-            col("t", ColumnType::Text),
-            col("v", ColumnType::Varchar { len: 16 }),
-            col("b", ColumnType::Bool),
-        ],
-        &["id"],
-    );
-    t.unique = vec![strings(&["v"])];
-    t.indexes = vec![Index {
-        name: "vals_f".into(),
-        columns: strings(&["f", "d"]),
-        unique: false,
-    }];
-    t
-}
-
-fn case_of(
-    schema: Schema,
-    initial_rows: Vec<TableRows>,
-    transactions: Vec<Transaction>,
-) -> TestCase {
-    let submitted_order = transactions
-        .iter()
-        .enumerate()
-        .flat_map(|(t, txn)| (0..txn.statements.len()).map(move |s| StatementRef::new(t, s)))
-        .collect();
-    let case = TestCase {
-        seed: 0,
-        generator: "hand-written".into(),
-        schema,
-        initial_rows,
-        transactions,
-        submitted_order,
-    };
-    case.validate().unwrap();
-    case
-}
-
-fn explicit(level: IsolationLevel, statements: Vec<Statement>) -> Transaction {
-    Transaction {
-        isolation: level,
-        kind: TxnKind::Explicit,
-        statements,
-    }
-}
+use txlab_testkit::build::*;
+use txlab_testkit::cases::{large_population_case, rollback_case};
+use txlab_testkit::dialect::LIMITS;
+use txlab_testkit::replay::{self, set_up_sql, Rows};
+use txlab_testkit::round_trip::{
+    doubles_table, finite_doubles, select_row, stored_without_booleans, true_named_column,
+    value_rows, values_case, DECIMAL,
+};
+use txlab_testkit::statement_effects::{
+    self, delete_rows_3_and_4, insert_rows, row, select_with_constant_sort_key, update_rows_1_and_2,
+};
 
 /// Creates and fills the case's tables.
 fn set_up(conn: &mut Conn, rendered: &RenderedCase) {
-    for sql in rendered.create.iter().chain(&rendered.populate) {
+    for sql in set_up_sql(rendered) {
         run_ok(conn, sql);
     }
 }
 
-fn read_state(conn: &mut Conn, rendered: &RenderedCase) -> Vec<(String, Vec<Vec<Value>>)> {
-    rendered
-        .read_state
-        .iter()
-        .map(|q| (q.table.clone(), run_ok(conn, &q.sql)))
-        .collect()
+fn read_state(conn: &mut Conn, rendered: &RenderedCase) -> Vec<(String, Rows)> {
+    replay::read_state(rendered, |sql| run_ok(conn, sql))
 }
-
-/// Text that an escaping mistake would change: quotes, backslashes, NUL, comment
-/// markers, LIKE wildcards and non-ASCII characters.
-const AWKWARD_TEXTS: [&str; 6] = [
-    "it's \"quoted\"",
-    "back\\slash \\' \\\\",
-    "nul\0inside",
-    "-- /* */ # ;",
-    "100% _x_ ünïcödé 😀",
-    "''",
-];
 
 #[test]
 fn values_round_trip() {
     let Some(db) = live_db("values") else { return };
-    let text = |s: &str| Value::Text(s.into());
-    let mut rows = vec![
-        vec![
-            Value::Int(1),
-            Value::Int(i64::MIN),
-            Value::Float(0.1),
-            Value::Decimal("12.50".into()),
-            text(""),
-            text("a"),
-            Value::Bool(true),
-        ],
-        vec![
-            Value::Int(2),
-            Value::Int(i64::MAX),
-            Value::Float(1e300),
-            Value::Decimal("-3".into()),
-            text("x"),
-            text("b"),
-            Value::Bool(false),
-        ],
-        vec![
-            Value::Int(3),
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-        ],
-        vec![
-            Value::Int(4),
-            Value::Int(0),
-            Value::Float(-2.5),
-            Value::Decimal(".25".into()),
-            text("y"),
-            text("c"),
-            Value::Bool(true),
-        ],
-        vec![
-            Value::Int(5),
-            Value::Int(-1),
-            Value::Float(1.0),
-            Value::Decimal("7.".into()),
-            text("z"),
-            // The binary collation keeps case apart: 'C' does not collide with 'c'.
-            text("C"),
-            Value::Bool(false),
-        ],
-    ];
-    for (k, awkward) in AWKWARD_TEXTS.iter().enumerate() {
-        let id = 10 + k as i64;
-        rows.push(vec![
-            Value::Int(id),
-            Value::Int(id),
-            Value::Float(id as f64 / 3.0),
-            Value::Decimal("+0.5".into()),
-            text(awkward),
-            text(&format!("k{k}")),
-            Value::Bool(true),
-        ]);
-    }
+    let rows = value_rows();
     // DECIMAL comes back at the column's scale, BOOLEAN as the integers 1 and 0.
-    let stored = |row: &[Value]| -> Vec<Value> {
-        row.iter()
-            .map(|v| match v {
-                Value::Decimal(d) => {
-                    let f: f64 = d.parse().unwrap();
-                    Value::Decimal(format!("{f:.2}"))
-                }
-                Value::Bool(b) => Value::Int(i64::from(*b)),
-                other => other.clone(),
-            })
-            .collect()
+    let stored = |row: &[Value]| {
+        stored_without_booleans(row, |d| {
+            let f: f64 = d.parse().unwrap();
+            Value::Decimal(format!("{f:.2}"))
+        })
     };
     let expected: Vec<Vec<Value>> = rows.iter().map(|r| stored(r)).collect();
-    let t = values_table();
-    let case = case_of(
-        Schema {
-            tables: vec![t.clone()],
-        },
-        vec![TableRows {
-            table: "vals".into(),
-            columns: t.column_names(),
-            rows: rows.clone(),
-        }],
-        vec![],
-    );
+    let case = values_case(DECIMAL, rows);
+    let t = &case.schema.tables[0];
     let dialect = mariadb(false);
     let rendered = dialect.render_case(&case, &LIMITS).unwrap();
     // The case is loaded on a connection with the server's default sql_mode
@@ -202,17 +63,7 @@ fn values_round_trip() {
     // The same values as literals in predicates find their own rows, in both modes.
     let schema = &case.schema;
     for row in &case.initial_rows[0].rows {
-        let filter = t
-            .columns
-            .iter()
-            .zip(row)
-            .map(|(column, v)| match v {
-                Value::Null => is_null(c(&column.name), false),
-                v => eq(c(&column.name), Expr::lit(v.clone())),
-            })
-            .reduce(Expr::and)
-            .unwrap();
-        let sql = render_ok(&dialect, schema, &select("vals", Some(filter), vec![]));
+        let sql = render_ok(&dialect, schema, &select_row(t, row));
         assert_eq!(run_ok(&mut conn, &sql), vec![stored(row)], "{sql}");
         assert_eq!(run_ok(&mut loader, &sql), vec![stored(row)], "{sql}");
     }
@@ -242,58 +93,11 @@ fn values_round_trip() {
 #[test]
 fn floats_round_trip_exactly() {
     let Some(db) = live_db("floats") else { return };
-    let t = table(
-        "floats",
-        vec![col("id", ColumnType::BigInt), col("f", ColumnType::Double)],
-        &["id"],
-    );
-    let schema = Schema {
-        tables: vec![t.clone()],
-    };
-    let mut samples = vec![
-        0.1,
-        0.30000000000000004,
-        1e300,
-        -1e-300,
-        5e-324,
-        f64::MIN_POSITIVE,
-        f64::MAX,
-        f64::MIN,
-        f64::EPSILON,
-        1e16,
-        9007199254740993.0,
-        123456.789,
-        2.0f64.powi(63),
-    ];
-    // A fixed pseudo-random walk over bit patterns covers every exponent.
-    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-    while samples.len() < 3000 {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let v = f64::from_bits(state);
-        if v.is_finite() && v != 0.0 {
-            samples.push(v);
-        }
-    }
+    let samples = finite_doubles();
+    let (schema, fill) = doubles_table(ColumnType::BigInt, &samples);
     let dialect = mariadb(false);
     let mut conn = db.session(&dialect, IsolationLevel::RepeatableRead);
-    for sql in dialect.create_table(&t).unwrap() {
-        run_ok(&mut conn, &sql);
-    }
-    let rows = samples
-        .iter()
-        .enumerate()
-        .map(|(i, &f)| vec![Value::Int(i as i64), Value::Float(f)])
-        .collect();
-    run_ok(
-        &mut conn,
-        &render_ok(
-            &dialect,
-            &schema,
-            &insert("floats", &["id", "f"], rows, OnConflict::Error),
-        ),
-    );
+    create_and_run(&mut conn, &dialect, &schema, &[fill]);
     let back = doubles(
         &mut conn,
         &render_ok(&dialect, &schema, &select("floats", None, vec![c("id")])),
@@ -320,100 +124,32 @@ fn floats_round_trip_exactly() {
 
 #[test]
 fn statements_change_rows_as_rendered() {
-    use BinaryOp::*;
     let Some(db) = live_db("statements") else {
         return;
     };
-    let mut t = table(
-        "t",
-        vec![
-            col("id", ColumnType::Int),
-            col("k", ColumnType::Int),
-            not_null("v", ColumnType::Varchar { len: 16 }),
-            col("f", ColumnType::Double),
-        ],
-        &["id"],
-    );
-    t.unique = vec![strings(&["k"])];
-    let row = |id: i64, k: i64, v: &str, f: f64| {
-        vec![
-            Value::Int(id),
-            Value::Int(k),
-            Value::Text(v.into()),
-            Value::Float(f),
-        ]
-    };
+    let t = statement_effects::table(ColumnType::Varchar { len: 16 });
     let level = IsolationLevel::RepeatableRead;
     let statements = vec![
         Statement::Begin,
-        update(
-            "t",
-            vec![
-                ("v", text("new")),
-                ("f", bin(Mul, c("f"), Expr::lit(Value::Float(2.0)))),
-            ],
-            Some(bin(
-                And,
-                in_list(c("id"), vec![int(1), int(2)], false),
-                not(is_null(c("k"), false)),
-            )),
-        ),
+        update_rows_1_and_2(),
         // Row 1 again with its current values: with CLIENT_FOUND_ROWS a matched
         // row counts although nothing changes.
         update("t", vec![("v", text("new"))], Some(eq(c("id"), int(1)))),
         // Collides with row 2 on `k`: REPLACE deletes row 2, then inserts.
-        insert(
-            "t",
-            &["id", "k", "v", "f"],
-            vec![row(5, 20, "replaced", 0.5)],
-            OnConflict::Replace,
-        ),
+        insert_rows(vec![row(5, 20, "replaced", 0.5)], OnConflict::Replace),
         // Row 1 collides on the key and is skipped; row 6 goes in.
-        insert(
-            "t",
-            &["id", "k", "v", "f"],
+        insert_rows(
             vec![row(1, 99, "ignored", 9.0), row(6, 60, "it's", 6.0)],
             OnConflict::Ignore,
         ),
-        insert(
-            "t",
-            &["id", "k", "v", "f"],
-            vec![row(7, 70, "seven", -7.0)],
-            OnConflict::Error,
-        ),
-        delete("t", Some(between(c("id"), int(3), neg(int(-4)), false))),
+        insert_rows(vec![row(7, 70, "seven", -7.0)], OnConflict::Error),
+        delete_rows_3_and_4(),
         locking_select("t", Some(eq(c("id"), int(6))), RowLock::ForUpdate),
         locking_select("t", Some(eq(c("id"), int(7))), RowLock::ForShare),
-        Statement::Select(Select {
-            table: "t".into(),
-            projection: Projection::Exprs(vec![c("id"), bin(Add, c("k"), int(1))]),
-            filter: Some(bin(
-                Or,
-                bin(Gt, c("f"), Expr::lit(Value::Float(1.5))),
-                eq(c("v"), text("it's")),
-            )),
-            // The integer constant must not become a column position.
-            order_by: vec![int(5), neg(c("id"))],
-            lock: RowLock::None,
-        }),
+        select_with_constant_sort_key(1.5, 5),
         Statement::Commit,
     ];
-    let case = case_of(
-        Schema {
-            tables: vec![t.clone()],
-        },
-        vec![TableRows {
-            table: "t".into(),
-            columns: t.column_names(),
-            rows: vec![
-                row(1, 10, "one", 1.0),
-                row(2, 20, "two", 2.0),
-                row(3, 30, "three", 3.0),
-                row(4, 40, "four", 4.0),
-            ],
-        }],
-        vec![explicit(level, statements)],
-    );
+    let case = statement_effects::case(&t, level, statements);
     let dialect = mariadb(false);
     let rendered = dialect.render_case(&case, &LIMITS).unwrap();
     let mut conn = db.session(&dialect, level);
@@ -476,30 +212,21 @@ fn expressions_mean_what_the_ir_says() {
     };
     let dialect = mariadb(false);
     let mut conn = db.session(&dialect, IsolationLevel::RepeatableRead);
-    for sql in dialect.create_table(&t).unwrap() {
-        run_ok(&mut conn, &sql);
-    }
-    run_ok(
-        &mut conn,
-        &render_ok(
-            &dialect,
-            &schema,
-            &insert(
-                "t",
-                &["id", "n", "f", "s"],
-                vec![
-                    vec![
-                        Value::Int(1),
-                        Value::Int(7),
-                        Value::Float(2.5),
-                        Value::Text("seven".into()),
-                    ],
-                    vec![Value::Int(2), Value::Null, Value::Null, Value::Null],
-                ],
-                OnConflict::Error,
-            ),
-        ),
+    let rows = insert(
+        "t",
+        &["id", "n", "f", "s"],
+        vec![
+            vec![
+                Value::Int(1),
+                Value::Int(7),
+                Value::Float(2.5),
+                Value::Text("seven".into()),
+            ],
+            vec![Value::Int(2), Value::Null, Value::Null, Value::Null],
+        ],
+        OnConflict::Error,
     );
+    create_and_run(&mut conn, &dialect, &schema, &[rows]);
     let mut project = |exprs: Vec<Expr>| {
         let sql = render_ok(
             &dialect,
@@ -560,20 +287,8 @@ fn rollback_undoes_the_transaction() {
     let Some(db) = live_db("rollback") else {
         return;
     };
-    let t = table("t", vec![col("id", ColumnType::Int)], &["id"]);
     let level = IsolationLevel::ReadCommitted;
-    let case = case_of(
-        Schema { tables: vec![t] },
-        vec![TableRows {
-            table: "t".into(),
-            columns: strings(&["id"]),
-            rows: vec![vec![Value::Int(1)]],
-        }],
-        vec![explicit(
-            level,
-            vec![Statement::Begin, delete("t", None), Statement::Rollback],
-        )],
-    );
+    let case = rollback_case(level);
     let dialect = mariadb(false);
     let rendered = dialect.render_case(&case, &LIMITS).unwrap();
     let mut conn = db.session(&dialect, level);
@@ -592,35 +307,10 @@ fn rollback_undoes_the_transaction() {
 #[test]
 fn bool_literals_are_not_column_names() {
     let Some(db) = live_db("bools") else { return };
-    let t = table(
-        "t",
-        vec![
-            col("id", ColumnType::Int),
-            col("true", ColumnType::Int),
-            col("flag", ColumnType::Bool),
-        ],
-        &["id"],
-    );
-    let schema = Schema {
-        tables: vec![t.clone()],
-    };
+    let (schema, fill) = true_named_column();
     let dialect = mariadb(false);
     let mut conn = db.session(&dialect, IsolationLevel::RepeatableRead);
-    for sql in dialect.create_table(&t).unwrap() {
-        run_ok(&mut conn, &sql);
-    }
-    let rows = vec![
-        vec![Value::Int(1), Value::Int(0), Value::Bool(true)],
-        vec![Value::Int(2), Value::Int(1), Value::Bool(false)],
-    ];
-    run_ok(
-        &mut conn,
-        &render_ok(
-            &dialect,
-            &schema,
-            &insert("t", &["id", "true", "flag"], rows, OnConflict::Error),
-        ),
-    );
+    create_and_run(&mut conn, &dialect, &schema, &[fill]);
     let filter = eq(c("flag"), Expr::lit(Value::Bool(true)));
     let found = run_ok(
         &mut conn,
@@ -655,9 +345,7 @@ fn primary_keys_refuse_null() {
         let schema = Schema {
             tables: vec![t.clone()],
         };
-        for sql in dialect.create_table(&t).unwrap() {
-            run_ok(&mut conn, &sql);
-        }
+        create_and_run(&mut conn, &dialect, &schema, &[]);
         let sql = render_ok(
             &dialect,
             &schema,
@@ -680,25 +368,8 @@ fn primary_keys_refuse_null() {
 #[test]
 fn a_large_population_fits_one_insert() {
     let Some(db) = live_db("large") else { return };
-    let t = table(
-        "t",
-        vec![col("id", ColumnType::Int), col("v", ColumnType::Text)],
-        &["id"],
-    );
-    let rows: Vec<Vec<Value>> = (0..5000)
-        .map(|i| vec![Value::Int(i), Value::Text(format!("row {i}"))])
-        .collect();
-    let case = case_of(
-        Schema {
-            tables: vec![t.clone()],
-        },
-        vec![TableRows {
-            table: "t".into(),
-            columns: t.column_names(),
-            rows: rows.clone(),
-        }],
-        vec![],
-    );
+    let case = large_population_case();
+    let rows = &case.initial_rows[0].rows;
     let dialect = mariadb(false);
     let rendered = dialect.render_case(&case, &LIMITS).unwrap();
     assert_eq!(rendered.populate.len(), 1);

@@ -10,6 +10,15 @@ use txlab_dialect_mysql::{
 };
 use txlab_plugin_api::host::DialectHandle;
 use txlab_plugin_api::prelude::*;
+use txlab_testkit::build::*;
+use txlab_testkit::cases::two_transaction_case;
+use txlab_testkit::describe;
+use txlab_testkit::dialect::{render_at, session_setup, LIMITS};
+use txlab_testkit::dialect_checks::{
+    assert_declared_column_types_render, assert_handle_matches, assert_malformed_ir_refused,
+    assert_unknown_bare_columns_refused, assert_unrenderable_literals_refused, offered_levels,
+};
+use txlab_testkit::render_samples::*;
 
 /// Every entry and option combination, labelled as in the snapshots.
 fn entries() -> Vec<(&'static str, Box<dyn Dialect>)> {
@@ -53,57 +62,16 @@ fn tidb(txn_mode: TxnMode) -> TidbDialect {
     TidbDialect::new(TidbConfig { txn_mode }).unwrap()
 }
 
-/// A table with every column type, keys and indexes, and one whose names need quoting.
+/// A table with every column type, keys and indexes, and one whose names need
+/// quoting. MySQL cannot key a TEXT column, so the unique index is on two others.
 fn schema() -> Schema {
-    let mut accounts = table(
-        "accounts",
-        vec![
-            col("id", ColumnType::Int),
-            not_null("big", ColumnType::BigInt),
-            col("ratio", ColumnType::Double),
-            col(
-                "amount",
-                ColumnType::Decimal {
-                    precision: 10,
-                    scale: 2,
-                },
-            ),
-            col("code", ColumnType::Varchar { len: 8 }),
-            col("note", ColumnType::Text),
-            not_null("flag", ColumnType::Bool),
-        ],
-        &["id"],
-    );
-    accounts.unique = vec![strings(&["code"]), strings(&["big", "flag"])];
-    accounts.indexes = vec![
-        Index {
-            name: "accounts_ratio".into(),
-            columns: strings(&["ratio", "amount"]),
-            unique: false,
-        },
-        Index {
-            name: "accounts_code_big".into(),
-            columns: strings(&["code", "big"]),
-            unique: true,
-        },
-    ];
-    let mut odd = table(
-        "it's `odd`",
-        vec![
-            col("a `b`", ColumnType::Int),
-            col("line", ColumnType::Int),
-            col("qty", ColumnType::BigInt),
-        ],
-        &["a `b`", "line"],
-    );
-    odd.indexes = vec![Index {
-        name: "odd `idx`".into(),
-        columns: strings(&["qty"]),
-        unique: false,
-    }];
-    Schema {
-        tables: vec![accounts, odd],
-    }
+    let mut schema = every_type_schema('`');
+    schema.tables[0].indexes[1] = Index {
+        name: "accounts_code_big".into(),
+        columns: strings(&["code", "big"]),
+        unique: true,
+    };
+    schema
 }
 
 #[test]
@@ -122,39 +90,18 @@ fn schema_ddl() {
 }
 
 fn statements() -> Vec<(&'static str, Statement)> {
-    use BinaryOp::*;
     vec![
         ("begin", Statement::Begin),
         ("commit", Statement::Commit),
         ("rollback", Statement::Rollback),
         (
             "select with nested predicate",
-            select(
-                "accounts",
-                Some(bin(
-                    Or,
-                    bin(
-                        And,
-                        bin(Gt, c("id"), int(1)),
-                        not(is_null(c("ratio"), false)),
-                    ),
-                    bin(
-                        And,
-                        in_list(c("code"), vec![text("a"), text("it's")], false),
-                        between(c("big"), int(-5), neg(int(-5)), true),
-                    ),
-                )),
-                vec![c("id"), c("big")],
-            ),
+            select_with_nested_predicate(),
         ),
         (
             "select expressions",
-            Statement::Select(Select {
-                table: "accounts".into(),
-                projection: Projection::Exprs(vec![
-                    c("id"),
-                    bin(Mul, bin(Add, c("big"), int(1)), int(-2)),
-                    cast(c("amount"), ColumnType::Double),
+            select_expressions(
+                vec![
                     cast(c("ratio"), ColumnType::Int),
                     cast(
                         c("big"),
@@ -164,30 +111,16 @@ fn statements() -> Vec<(&'static str, Statement)> {
                         },
                     ),
                     cast(c("id"), ColumnType::Varchar { len: 4 }),
-                    neg(c("ratio")),
-                    Expr::Column(ColumnRef {
-                        table: Some("accounts".into()),
-                        column: "note".into(),
-                    }),
-                ]),
-                filter: Some(bin(
-                    And,
-                    is_null(c("note"), true),
-                    bin(
-                        Or,
-                        in_list(c("id"), vec![], false),
-                        in_list(c("id"), vec![], true),
-                    ),
-                )),
-                order_by: vec![
+                ],
+                vec![],
+                vec![
                     int(1),
                     neg(int(2)),
                     Expr::lit(Value::Bool(true)),
                     Expr::lit(Value::Decimal("3".into())),
                     c("code"),
                 ],
-                lock: RowLock::None,
-            }),
+            ),
         ),
         (
             "select for update",
@@ -199,89 +132,14 @@ fn statements() -> Vec<(&'static str, Statement)> {
         ),
         (
             "insert every literal",
-            insert(
-                "accounts",
-                &["id", "big", "ratio", "amount", "code", "note", "flag"],
-                vec![
-                    vec![
-                        Value::Int(1),
-                        Value::Int(i64::MIN),
-                        Value::Float(0.1),
-                        Value::Decimal("-12.50".into()),
-                        Value::Text("it's".into()),
-                        Value::Text("back\\slash".into()),
-                        Value::Bool(true),
-                    ],
-                    vec![
-                        Value::Int(2),
-                        Value::Int(i64::MAX),
-                        Value::Float(1e300),
-                        Value::Decimal("3".into()),
-                        Value::Null,
-                        Value::Bytes(vec![0x00, 0xab, 0xff]),
-                        Value::Bool(false),
-                    ],
-                ],
-                OnConflict::Error,
-            ),
+            insert_every_literal("back\\slash", vec![]),
         ),
-        (
-            "replace",
-            insert(
-                "accounts",
-                &["id", "big", "flag"],
-                vec![vec![Value::Int(1), Value::Int(7), Value::Bool(true)]],
-                OnConflict::Replace,
-            ),
-        ),
-        (
-            "insert ignore",
-            insert(
-                "accounts",
-                &["id", "big", "flag"],
-                vec![vec![Value::Int(1), Value::Int(7), Value::Bool(false)]],
-                OnConflict::Ignore,
-            ),
-        ),
-        (
-            "update",
-            update(
-                "accounts",
-                vec![
-                    ("ratio", bin(Mul, c("ratio"), Expr::lit(Value::Float(2.0)))),
-                    ("note", text("n")),
-                ],
-                Some(bin(
-                    And,
-                    not(bin(
-                        Or,
-                        bin(Eq, c("code"), text("x")),
-                        bin(NotEq, c("big"), int(0)),
-                    )),
-                    bin(LtEq, bin(Sub, c("big"), int(-1)), int(10)),
-                )),
-            ),
-        ),
-        (
-            "delete with filter",
-            delete(
-                "accounts",
-                Some(bin(
-                    Or,
-                    bin(Lt, c("id"), int(3)),
-                    bin(GtEq, c("ratio"), Expr::lit(Value::Float(-2.5))),
-                )),
-            ),
-        ),
+        ("replace", insert_account(OnConflict::Replace, true)),
+        ("insert ignore", insert_account(OnConflict::Ignore, false)),
+        ("update", update_with_compound_filter()),
+        ("delete with filter", delete_with_filter()),
         ("delete all", delete("accounts", None)),
-        (
-            "quoted names",
-            update(
-                "it's `odd`",
-                vec![("qty", bin(Add, c("qty"), int(1)))],
-                Some(eq(c("a `b`"), int(1))),
-            ),
-        ),
+        ("quoted names", update_with_quoted_names('`')),
     ]
 }
 
@@ -307,99 +165,17 @@ fn statements_per_flavor() {
     insta::assert_snapshot!(out.join("\n"));
 }
 
-fn two_transaction_case() -> TestCase {
-    let t = table(
-        "t",
-        vec![col("id", ColumnType::Int), col("v", ColumnType::Text)],
-        &["id"],
-    );
-    TestCase {
-        seed: 7,
-        generator: "hand-written".into(),
-        schema: Schema { tables: vec![t] },
-        initial_rows: vec![TableRows {
-            table: "t".into(),
-            columns: strings(&["id", "v"]),
-            rows: vec![
-                vec![Value::Int(1), Value::Text("a".into())],
-                vec![Value::Int(2), Value::Null],
-            ],
-        }],
-        transactions: vec![
-            Transaction {
-                isolation: IsolationLevel::RepeatableRead,
-                kind: TxnKind::Explicit,
-                statements: vec![
-                    Statement::Begin,
-                    update("t", vec![("v", text("b"))], Some(eq(c("id"), int(1)))),
-                    Statement::Commit,
-                ],
-            },
-            Transaction {
-                isolation: IsolationLevel::ReadCommitted,
-                kind: TxnKind::Explicit,
-                statements: vec![
-                    Statement::Begin,
-                    select("t", Some(is_null(c("v"), false)), vec![]),
-                    delete("t", Some(bin(BinaryOp::Gt, c("id"), int(1)))),
-                    Statement::Rollback,
-                ],
-            },
-        ],
-        submitted_order: vec![
-            StatementRef::new(0, 0),
-            StatementRef::new(1, 0),
-            StatementRef::new(0, 1),
-            StatementRef::new(1, 1),
-            StatementRef::new(1, 2),
-            StatementRef::new(0, 2),
-            StatementRef::new(1, 3),
-        ],
-    }
-}
-
-/// A readable form of a rendered case, one section per field.
-fn describe(r: &RenderedCase) -> String {
-    let mut out = String::new();
-    let mut section = |name: &str, lines: &[String]| {
-        out.push_str(name);
-        out.push_str(":\n");
-        for l in lines {
-            out.push_str("  ");
-            out.push_str(l);
-            out.push('\n');
-        }
-    };
-    section("create", &r.create);
-    section("populate", &r.populate);
-    section("clear", &r.clear);
-    section("drop", &r.drop);
-    for (i, t) in r.transactions.iter().enumerate() {
-        section(
-            &format!("{} session setup", txn_label(i)),
-            &t.session.statements,
-        );
-        let checks: Vec<String> = t
-            .session
-            .checks
-            .iter()
-            .map(|c| format!("{} returns {}", c.sql, c.expect))
-            .collect();
-        section(&format!("{} session checks", txn_label(i)), &checks);
-        section(&format!("{} statements", txn_label(i)), &t.statements);
-    }
-    let reads: Vec<String> = r
-        .read_state
-        .iter()
-        .map(|q| format!("{} {:?}: {}", q.table, q.columns, q.sql))
-        .collect();
-    section("read state", &reads);
-    out
+/// The sample case at REPEATABLE READ and READ COMMITTED.
+fn two_level_case() -> TestCase {
+    two_transaction_case(
+        IsolationLevel::RepeatableRead,
+        IsolationLevel::ReadCommitted,
+    )
 }
 
 #[test]
 fn render_case_of_two_transactions() {
-    let case = two_transaction_case();
+    let case = two_level_case();
     case.validate().unwrap();
     let mut out = String::new();
     // Optimistic TiDB has no READ COMMITTED; the other entries all render the case.
@@ -408,7 +184,10 @@ fn render_case_of_two_transactions() {
         .filter(|(l, _)| *l != "tidb optimistic")
     {
         out.push_str(&format!("=== {label}\n"));
-        out.push_str(&describe(&dialect.render_case(&case, &LIMITS).unwrap()));
+        out.push_str(&describe::rendered_case_with_checks(
+            &dialect.render_case(&case, &LIMITS).unwrap(),
+            |c| format!("{} returns {}", c.sql, c.expect),
+        ));
     }
     insta::assert_snapshot!(out);
 }
@@ -418,23 +197,15 @@ fn session_setup_per_level_and_option() {
     let mut out = Vec::new();
     for (label, dialect) in entries() {
         for level in dialect.info().levels.iter().map(|l| l.level) {
-            let setup = dialect
-                .session_setup(&SessionRequest {
-                    isolation: level,
-                    limits: SessionLimits {
-                        statement_timeout_ms: 2_500,
-                        lock_wait_timeout_ms: 1_500,
-                    },
-                })
-                .unwrap();
+            let limits = SessionLimits {
+                statement_timeout_ms: 2_500,
+                lock_wait_timeout_ms: 1_500,
+            };
+            let setup = session_setup(dialect.as_ref(), level, limits).unwrap();
             out.push(format!("{label} {level}:"));
-            out.extend(setup.statements.iter().map(|s| format!("  {s}")));
-            out.extend(
-                setup
-                    .checks
-                    .iter()
-                    .map(|c| format!("  check {} returns {}", c.sql, c.expect)),
-            );
+            out.extend(describe::session_setup_lines(&setup, |c| {
+                format!("check {} returns {}", c.sql, c.expect)
+            }));
         }
     }
     insta::assert_snapshot!(out.join("\n"));
@@ -442,13 +213,9 @@ fn session_setup_per_level_and_option() {
 
 #[test]
 fn the_plugins_render_the_same_through_their_abi() {
-    let case = two_transaction_case();
+    let case = two_level_case();
     let check = |handle: DialectHandle, dialect: &dyn Dialect| {
-        assert_eq!(
-            handle.render_case(&case, &LIMITS).unwrap(),
-            dialect.render_case(&case, &LIMITS).unwrap()
-        );
-        assert_eq!(handle.info().unwrap(), dialect.info());
+        assert_handle_matches(&handle, dialect, &case);
         let raw = RawDbError {
             code: Some(1020),
             message: "Record has changed since last read".into(),
@@ -742,32 +509,12 @@ fn notes_cite_their_references() {
 #[test]
 fn levels_outside_each_flavor_are_unsupported() {
     let schema = schema();
-    for (label, dialect) in entries() {
-        let info = dialect.info();
-        for level in IsolationLevel::ALL {
-            let begin = render_at(dialect.as_ref(), &schema, level, &Statement::Begin);
-            let setup = dialect.session_setup(&SessionRequest {
-                isolation: level,
-                limits: LIMITS,
-            });
-            if info.supports(level) {
-                assert!(begin.is_ok() && setup.is_ok(), "{label} {level}");
-            } else {
-                for e in [begin.unwrap_err(), setup.unwrap_err()] {
-                    assert_eq!(e.kind, ErrorKind::UNSUPPORTED, "{label} {level}");
-                    assert!(e.message.contains(level.name()), "{e}");
-                }
-            }
-        }
+    for (_, dialect) in entries() {
+        offered_levels(dialect.as_ref(), &schema);
     }
     // Snapshot is nobody's level name; TiDB calls it REPEATABLE READ.
     let optimistic = tidb(TxnMode::Optimistic);
-    let e = optimistic
-        .session_setup(&SessionRequest {
-            isolation: IsolationLevel::ReadCommitted,
-            limits: LIMITS,
-        })
-        .unwrap_err();
+    let e = session_setup(&optimistic, IsolationLevel::ReadCommitted, LIMITS).unwrap_err();
     assert!(e.message.contains("optimistic"), "{e}");
 }
 
@@ -831,13 +578,8 @@ fn lock_probes_per_flavor() {
 
 #[test]
 fn every_declared_column_type_renders() {
-    for (label, dialect) in flavors() {
-        for &ty in &dialect.info().features.column_types {
-            let t = table("t", vec![col("c", ty)], &[]);
-            dialect
-                .create_table(&t)
-                .unwrap_or_else(|e| panic!("{label} {ty:?}: {e}"));
-        }
+    for (_, dialect) in flavors() {
+        assert_declared_column_types_render(dialect.as_ref());
     }
 }
 
@@ -872,29 +614,11 @@ fn text_columns_cannot_be_keyed() {
 
 #[test]
 fn unknown_bare_columns_are_refused() {
-    let schema = schema();
-    let dialect = mariadb(false);
-    let s = delete("accounts", Some(eq(c("nope"), int(1))));
-    let e = render_at(&dialect, &schema, IsolationLevel::RepeatableRead, &s).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::INVALID_INPUT);
-    assert!(e.message.contains("nope"), "{e}");
-    let s = Statement::Insert(Insert {
-        table: "accounts".into(),
-        columns: strings(&["id"]),
-        rows: vec![vec![c("id")]],
-        on_conflict: OnConflict::Error,
-    });
-    assert_eq!(
-        render_at(&dialect, &schema, IsolationLevel::RepeatableRead, &s)
-            .unwrap_err()
-            .kind,
-        ErrorKind::INVALID_INPUT
-    );
-    // A table outside the schema is left to the server, which reports it.
-    let s = delete("elsewhere", Some(eq(c("x"), int(1))));
-    assert_eq!(
-        render_ok(&dialect, &schema, &s),
-        "DELETE FROM `elsewhere` WHERE (`x` = 1)"
+    assert_unknown_bare_columns_refused(
+        &mariadb(false),
+        &schema(),
+        IsolationLevel::RepeatableRead,
+        "DELETE FROM `elsewhere` WHERE (`x` = 1)",
     );
 }
 
@@ -925,78 +649,27 @@ fn assignments_reading_an_earlier_assignment_are_refused() {
 fn unrenderable_literals_are_errors() {
     let schema = schema();
     let dialect = mariadb(false);
-    for (v, kind) in [
-        (Value::Float(f64::NAN), ErrorKind::UNSUPPORTED),
-        (Value::Float(f64::INFINITY), ErrorKind::UNSUPPORTED),
-        (Value::Float(f64::NEG_INFINITY), ErrorKind::UNSUPPORTED),
-        (Value::Decimal("1e5".into()), ErrorKind::INVALID_INPUT),
-        (
-            Value::Decimal("1; DROP TABLE accounts".into()),
-            ErrorKind::INVALID_INPUT,
-        ),
-        (Value::Decimal("9".repeat(70)), ErrorKind::UNSUPPORTED),
-    ] {
-        let s = delete("accounts", Some(eq(c("ratio"), Expr::lit(v.clone()))));
-        assert_eq!(
-            render_at(&dialect, &schema, IsolationLevel::RepeatableRead, &s)
-                .unwrap_err()
-                .kind,
-            kind,
-            "{v:?}"
-        );
-    }
+    let level = IsolationLevel::RepeatableRead;
+    assert_unrenderable_literals_refused(&dialect, &schema, level);
+    let too_precise = Value::Decimal("9".repeat(70));
+    let s = delete("accounts", Some(eq(c("ratio"), Expr::lit(too_precise))));
+    assert_eq!(
+        render_at(&dialect, &schema, level, &s).unwrap_err().kind,
+        ErrorKind::UNSUPPORTED
+    );
     let bool_cast = select("accounts", Some(cast(c("id"), ColumnType::Bool)), vec![]);
     assert_eq!(
-        render_at(
-            &dialect,
-            &schema,
-            IsolationLevel::RepeatableRead,
-            &bool_cast
-        )
-        .unwrap_err()
-        .kind,
+        render_at(&dialect, &schema, level, &bool_cast)
+            .unwrap_err()
+            .kind,
         ErrorKind::UNSUPPORTED
     );
 }
 
 #[test]
 fn malformed_ir_is_invalid_input() {
-    let schema = schema();
     let dialect = MysqlDialect::new(MysqlConfig {}).unwrap();
-    let empty_projection = Statement::Select(Select {
-        table: "accounts".into(),
-        projection: Projection::Exprs(vec![]),
-        filter: None,
-        order_by: vec![],
-        lock: RowLock::None,
-    });
-    let no_rows = insert("accounts", &["id"], vec![], OnConflict::Error);
-    let no_assignment = update("accounts", vec![], None);
-    for s in [empty_projection, no_rows, no_assignment] {
-        assert_eq!(
-            render_at(&dialect, &schema, IsolationLevel::RepeatableRead, &s)
-                .unwrap_err()
-                .kind,
-            ErrorKind::INVALID_INPUT,
-            "{s:?}"
-        );
-    }
-    let mut bad_key = table("t", vec![col("a", ColumnType::Int)], &["b"]);
-    assert_eq!(
-        dialect.create_table(&bad_key).unwrap_err().kind,
-        ErrorKind::INVALID_INPUT
-    );
-    bad_key.primary_key.clear();
-    bad_key.unique = vec![vec![]];
-    assert_eq!(
-        dialect.create_table(&bad_key).unwrap_err().kind,
-        ErrorKind::INVALID_INPUT
-    );
-    let no_columns = table("t", vec![], &[]);
-    assert_eq!(
-        dialect.create_table(&no_columns).unwrap_err().kind,
-        ErrorKind::INVALID_INPUT
-    );
+    assert_malformed_ir_refused(&dialect, &schema(), IsolationLevel::RepeatableRead);
     let bad_decimal = table(
         "t",
         vec![col(

@@ -9,6 +9,9 @@ use mysql::Conn;
 use std::time::Duration;
 use txlab_dialect_mysql::{innodb_status_waits, MariadbDialect};
 use txlab_plugin_api::prelude::*;
+use txlab_testkit::build::*;
+use txlab_testkit::dialect::render_at;
+use txlab_testkit::keyed_table::set_v;
 
 /// Long enough that a statement that waits is not mistaken for one that does not.
 const BLOCK_LIMIT: Duration = Duration::from_secs(5);
@@ -38,25 +41,16 @@ fn database(tag: &str) -> Option<(LiveDb, Schema)> {
     let schema = schema();
     let dialect = mariadb(false);
     let mut conn = db.connect();
-    for sql in dialect.create_table(&schema.tables[0]).unwrap() {
-        run_ok(&mut conn, &sql);
-    }
-    run_ok(
-        &mut conn,
-        &render_ok(
-            &dialect,
-            &schema,
-            &insert(
-                "t",
-                &["id", "v"],
-                vec![
-                    vec![Value::Int(1), Value::Text("start".into())],
-                    vec![Value::Int(2), Value::Text("two".into())],
-                ],
-                OnConflict::Error,
-            ),
-        ),
+    let rows = insert(
+        "t",
+        &["id", "v"],
+        vec![
+            vec![Value::Int(1), Value::Text("start".into())],
+            vec![Value::Int(2), Value::Text("two".into())],
+        ],
+        OnConflict::Error,
     );
+    create_and_run(&mut conn, &dialect, &schema, &[rows]);
     Some((db, schema))
 }
 
@@ -67,10 +61,6 @@ fn level_of(dialect: &MariadbDialect, level: IsolationLevel) -> LevelSemantics {
 /// Renders at `level`, the level every statement of these tests runs at.
 fn sql(dialect: &MariadbDialect, schema: &Schema, level: IsolationLevel, s: &Statement) -> String {
     render_at(dialect, schema, level, s).unwrap()
-}
-
-fn set_v(id: i64, v: &str) -> Statement {
-    update("t", vec![("v", text(v))], Some(eq(c("id"), int(id))))
 }
 
 fn read_v(conn: &mut Conn, dialect: &MariadbDialect, schema: &Schema, id: i64) -> Value {

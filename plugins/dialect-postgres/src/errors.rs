@@ -15,22 +15,12 @@ use txlab_plugin_api::prelude::*;
 /// The same for both DBMSs: CockroachDB reports PostgreSQL's codes, and its retry
 /// errors all carry 40001.
 pub fn classify(raw: &RawDbError) -> DbError {
-    let (class, scope) = class_and_scope(raw);
-    DbError {
-        class,
-        scope,
-        code: raw.code,
-        sqlstate: raw.sqlstate.clone(),
-        message: raw.message.clone(),
-    }
+    sql::classify_with(raw, class_and_scope)
 }
 
 fn class_and_scope(raw: &RawDbError) -> (ErrorClass, ErrorScope) {
     use ErrorClass::*;
     use ErrorScope::{Connection, Transaction};
-    if raw.connection_lost {
-        return (ConnectionLost, Connection);
-    }
     if raw.timed_out {
         // The driver gave up waiting; the server may still be running the
         // statement, and whatever it returns ends the transaction.

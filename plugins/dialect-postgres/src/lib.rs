@@ -3,18 +3,18 @@
 //! Two entries share one implementation, asking [`flavor::Flavor`] where the two
 //! DBMSs differ:
 //! - `semantics`: the isolation levels each offers and what they mean, with sources;
-//! - `literal` and `expr`: identifiers, literals, type names and expressions;
-//! - `render`: statements and table DDL;
+//! - `literal`: identifiers, literals and type names;
+//! - `syntax`: what the two spell their own way in statements and expressions;
+//!   the SDK's shared renderer writes the rest;
 //! - `session`: the per-session set-up and its checks;
 //! - `errors`: classification of SQLSTATEs.
 
 mod errors;
-mod expr;
 mod flavor;
 mod literal;
-mod render;
 mod semantics;
 mod session;
+mod syntax;
 
 use flavor::Flavor;
 use serde::Deserialize;
@@ -67,33 +67,11 @@ impl DialectPlugin for PostgresDialect {
     }
 }
 
-impl Dialect for PostgresDialect {
-    fn info(&self) -> DialectInfo {
-        semantics::info(Flavor::Postgres)
-    }
+impl PostgresDialect {
+    const FLAVOR: Flavor = Flavor::Postgres;
 
-    fn create_table(&self, table: &Table) -> Result<Vec<String>, PluginError> {
-        render::create_table(Flavor::Postgres, table)
-    }
-
-    fn drop_table(&self, table: &Table) -> Result<String, PluginError> {
-        render::drop_table(Flavor::Postgres, table)
-    }
-
-    fn render(
-        &self,
-        statement: &Statement,
-        ctx: &RenderContext<'_>,
-    ) -> Result<String, PluginError> {
-        render::statement(Flavor::Postgres, statement, ctx)
-    }
-
-    fn session_setup(&self, request: &SessionRequest) -> Result<SessionSetup, PluginError> {
-        session::setup(Flavor::Postgres, request, self.options)
-    }
-
-    fn classify_error(&self, error: &RawDbError) -> DbError {
-        errors::classify(error)
+    fn session_options(&self) -> SessionOptions {
+        self.options
     }
 }
 
@@ -124,35 +102,54 @@ impl DialectPlugin for CockroachDialect {
     }
 }
 
-impl Dialect for CockroachDialect {
-    fn info(&self) -> DialectInfo {
-        semantics::info(Flavor::Cockroach)
-    }
+impl CockroachDialect {
+    const FLAVOR: Flavor = Flavor::Cockroach;
 
-    fn create_table(&self, table: &Table) -> Result<Vec<String>, PluginError> {
-        render::create_table(Flavor::Cockroach, table)
-    }
-
-    fn drop_table(&self, table: &Table) -> Result<String, PluginError> {
-        render::drop_table(Flavor::Cockroach, table)
-    }
-
-    fn render(
-        &self,
-        statement: &Statement,
-        ctx: &RenderContext<'_>,
-    ) -> Result<String, PluginError> {
-        render::statement(Flavor::Cockroach, statement, ctx)
-    }
-
-    fn session_setup(&self, request: &SessionRequest) -> Result<SessionSetup, PluginError> {
-        session::setup(Flavor::Cockroach, request, SessionOptions::default())
-    }
-
-    fn classify_error(&self, error: &RawDbError) -> DbError {
-        errors::classify(error)
+    fn session_options(&self) -> SessionOptions {
+        SessionOptions::default()
     }
 }
+
+/// The two entries share their implementation: each names its flavor and the
+/// options its sessions get.
+macro_rules! delegate_to_flavor {
+    ($($dialect:ty),*) => {$(
+        impl Dialect for $dialect {
+            fn info(&self) -> DialectInfo {
+                semantics::info(Self::FLAVOR)
+            }
+
+            fn create_table(&self, table: &Table) -> Result<Vec<String>, PluginError> {
+                sql::create_table(&Self::FLAVOR, table)
+            }
+
+            fn drop_table(&self, table: &Table) -> Result<String, PluginError> {
+                sql::drop_table(&Self::FLAVOR, table)
+            }
+
+            fn render(
+                &self,
+                statement: &Statement,
+                ctx: &RenderContext<'_>,
+            ) -> Result<String, PluginError> {
+                sql::render_statement(&Self::FLAVOR, statement, ctx)
+            }
+
+            fn session_setup(
+                &self,
+                request: &SessionRequest,
+            ) -> Result<SessionSetup, PluginError> {
+                session::setup(Self::FLAVOR, request, self.session_options())
+            }
+
+            fn classify_error(&self, error: &RawDbError) -> DbError {
+                errors::classify(error)
+            }
+        }
+    )*};
+}
+
+delegate_to_flavor!(PostgresDialect, CockroachDialect);
 
 export_plugin! {
     dialects: [PostgresDialect, CockroachDialect],

@@ -1,8 +1,8 @@
 //! The lexical pieces: quoted identifiers, literals and type names.
 
 use crate::flavor::Flavor;
-use std::fmt::Write;
 use txlab_plugin_api::prelude::*;
+use txlab_plugin_api::sdk::sql::{lower_hex, quoted, PlainDecimal};
 
 const LEXICAL_DOC: &str = "https://www.postgresql.org/docs/16/sql-syntax-lexical.html";
 
@@ -32,7 +32,7 @@ pub fn ident(flavor: Flavor, name: &str) -> Result<String, PluginError> {
             name.len()
         )));
     }
-    Ok(format!("\"{}\"", name.replace('"', "\"\"")))
+    Ok(quoted(name, '"'))
 }
 
 pub fn literal(value: &Value) -> Result<String, PluginError> {
@@ -48,7 +48,7 @@ pub fn literal(value: &Value) -> Result<String, PluginError> {
         Value::Bool(v) => if *v { "TRUE" } else { "FALSE" }.to_string(),
         // The hex format of bytea input (https://www.postgresql.org/docs/16/datatype-binary.html,
         // 8.4.1); with standard_conforming_strings on, the backslash reaches it as is.
-        Value::Bytes(bytes) => format!("'\\x{}'::bytea", hex(bytes)),
+        Value::Bytes(bytes) => format!("'\\x{}'::bytea", lower_hex(bytes)),
     })
 }
 
@@ -80,17 +80,12 @@ fn float(v: f64) -> String {
 /// digit on both sides of the point or no point at all (`+.5` is `0.5`, `7.` is
 /// `7`), which changes neither the value nor the scale.
 fn decimal(text: &str) -> Result<String, PluginError> {
-    let (minus, digits) = match text.strip_prefix('-') {
-        Some(rest) => ("-", rest),
-        None => ("", text.strip_prefix('+').unwrap_or(text)),
-    };
-    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
-    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if whole.is_empty() && fraction.is_empty() || !all_digits(whole) || !all_digits(fraction) {
-        return Err(PluginError::invalid_input(format!(
-            "`{text}` is not a plain decimal number"
-        )));
-    }
+    let PlainDecimal {
+        negative,
+        whole,
+        fraction,
+    } = PlainDecimal::parse(text)?;
+    let minus = if negative { "-" } else { "" };
     let whole = if whole.is_empty() { "0" } else { whole };
     Ok(if fraction.is_empty() {
         format!("{minus}{whole}")
@@ -110,15 +105,7 @@ fn text_literal(text: &str) -> Result<String, PluginError> {
             "PostgreSQL text cannot contain the NUL character: {text:?} ({LEXICAL_DOC})"
         )));
     }
-    Ok(format!("'{}'", text.replace('\'', "''")))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        write!(out, "{b:02x}").expect("writing to a String cannot fail");
-    }
-    out
+    Ok(quoted(text, '\''))
 }
 
 /// The declared type of a column, also used as a CAST target.
@@ -247,18 +234,7 @@ mod tests {
 
     #[test]
     fn type_names_differ_only_for_int() {
-        let all = [
-            ColumnType::Int,
-            ColumnType::BigInt,
-            ColumnType::Double,
-            ColumnType::Decimal {
-                precision: 10,
-                scale: 2,
-            },
-            ColumnType::Varchar { len: 8 },
-            ColumnType::Text,
-            ColumnType::Bool,
-        ];
+        let all = sql::COLUMN_TYPES;
         let pg: Vec<String> = all
             .iter()
             .map(|&t| type_name(Flavor::Postgres, t).unwrap())
@@ -274,7 +250,8 @@ mod tests {
                 "BIGINT",
                 "DOUBLE PRECISION",
                 "NUMERIC(10,2)",
-                "VARCHAR(8)",
+                "NUMERIC(30,10)",
+                "VARCHAR(16)",
                 "TEXT",
                 "BOOLEAN"
             ]

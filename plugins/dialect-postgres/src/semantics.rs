@@ -338,23 +338,8 @@ fn features(flavor: Flavor) -> Features {
         // constraint: NOT NULL violations, bad values and overflows still fail the
         // statement, and nothing is silently converted.
         insert_ignore: true,
-        column_types: vec![
-            ColumnType::Int,
-            ColumnType::BigInt,
-            ColumnType::Double,
-            ColumnType::Decimal {
-                precision: 10,
-                scale: 2,
-            },
-            // NUMERIC is exact to 1000 digits, well past what a double holds.
-            ColumnType::Decimal {
-                precision: 30,
-                scale: 10,
-            },
-            ColumnType::Varchar { len: 16 },
-            ColumnType::Text,
-            ColumnType::Bool,
-        ],
+        // NUMERIC is exact to 1000 digits, well past what a double holds.
+        column_types: sql::COLUMN_TYPES.to_vec(),
     }
 }
 

@@ -7,47 +7,16 @@ use common::*;
 use postgres::Client;
 use txlab_dialect_postgres::{PostgresConfig, PostgresDialect};
 use txlab_plugin_api::prelude::*;
+use txlab_testkit::build::*;
+use txlab_testkit::dialect::{render_at, LIMITS};
+use txlab_testkit::keyed_table;
 
-fn schema() -> Schema {
-    let mut t = table(
-        "t",
-        vec![
-            col("id", ColumnType::Int),
-            col("k", ColumnType::Int),
-            not_null("v", ColumnType::Varchar { len: 8 }),
-        ],
-        &["id"],
-    );
-    t.unique = vec![strings(&["k"])];
-    Schema { tables: vec![t] }
-}
-
-/// The test database holding `schema()` with rows (1, 10, 'a') and (2, 20, 'b').
+/// The test database holding the keyed table with rows (1, 10, 'a') and (2, 20, 'b').
 fn database(tag: &str) -> Option<(LiveDb, Schema)> {
-    let db = live(tag)?;
-    let schema = schema();
+    let db = live_db(tag)?;
+    let schema = keyed_table::schema(ColumnType::Varchar { len: 8 });
     let mut client = db.connect();
-    for sql in PostgresDialect::default()
-        .create_table(&schema.tables[0])
-        .unwrap()
-    {
-        run_ok(&mut client, &sql);
-    }
-    run_ok(
-        &mut client,
-        &render_ok(
-            &schema,
-            &insert(
-                "t",
-                &["id", "k", "v"],
-                vec![
-                    vec![Value::Int(1), Value::Int(10), Value::Text("a".into())],
-                    vec![Value::Int(2), Value::Int(20), Value::Text("b".into())],
-                ],
-                OnConflict::Error,
-            ),
-        ),
-    );
+    create_and_run(&mut client, &schema, &[keyed_table::fill()]);
     Some((db, schema))
 }
 
@@ -76,26 +45,11 @@ fn begin(client: &mut Client, schema: &Schema, level: IsolationLevel) {
 }
 
 fn insert_row(schema: &Schema, id: Value, k: Value, v: Value) -> String {
-    render_ok(
-        schema,
-        &insert(
-            "t",
-            &["id", "k", "v"],
-            vec![vec![id, k, v]],
-            OnConflict::Error,
-        ),
-    )
+    render_ok(schema, &keyed_table::insert_row(id, k, v))
 }
 
 fn set_v(schema: &Schema, id: i64, v: &str) -> String {
-    render_ok(
-        schema,
-        &update(
-            "t",
-            vec![("v", text(v))],
-            Some(bin(BinaryOp::Eq, c("id"), int(id))),
-        ),
-    )
+    render_ok(schema, &keyed_table::set_v(id, v))
 }
 
 fn assert_class(e: &DbError, class: ErrorClass, scope: ErrorScope, sqlstate: &str) {

@@ -7,6 +7,14 @@ use common::*;
 use postgres::Client;
 use txlab_dialect_postgres::PostgresDialect;
 use txlab_plugin_api::prelude::*;
+use txlab_testkit::build::*;
+use txlab_testkit::cases::{large_population_case, rollback_case};
+use txlab_testkit::dialect::{render_at, LIMITS};
+use txlab_testkit::replay::{self, set_up_sql, Rows};
+use txlab_testkit::round_trip::{doubles_table, finite_doubles, select_row, values_case, DECIMAL};
+use txlab_testkit::statement_effects::{
+    self, delete_rows_3_and_4, insert_rows, row, select_with_constant_sort_key, update_rows_1_and_2,
+};
 
 fn dialect() -> PostgresDialect {
     PostgresDialect::default()
@@ -17,78 +25,15 @@ fn session(db: &LiveDb) -> Client {
     db.session_at(&dialect(), IsolationLevel::ReadCommitted, LIMITS)
 }
 
-fn values_table() -> Table {
-    let mut t = table(
-        "vals",
-        vec![
-            col("id", ColumnType::Int),
-            col("big", ColumnType::BigInt),
-            col("f", ColumnType::Double),
-            col(
-                "d",
-                ColumnType::Decimal {
-                    precision: 30,
-                    scale: 10,
-                },
-            ),
-            col("t", ColumnType::Text),
-            col("v", ColumnType::Varchar { len: 16 }),
-            col("b", ColumnType::Bool),
-        ],
-        &["id"],
-    );
-    t.unique = vec![strings(&["v"])];
-    t.indexes = vec![Index {
-        name: "vals_f".into(),
-        columns: strings(&["f", "d"]),
-        unique: false,
-    }];
-    t
-}
-
-fn case_of(
-    schema: Schema,
-    initial_rows: Vec<TableRows>,
-    transactions: Vec<Transaction>,
-) -> TestCase {
-    let submitted_order = transactions
-        .iter()
-        .enumerate()
-        .flat_map(|(t, txn)| (0..txn.statements.len()).map(move |s| StatementRef::new(t, s)))
-        .collect();
-    let case = TestCase {
-        seed: 0,
-        generator: "hand-written".into(),
-        schema,
-        initial_rows,
-        transactions,
-        submitted_order,
-    };
-    case.validate().unwrap();
-    case
-}
-
-fn explicit(statements: Vec<Statement>) -> Transaction {
-    Transaction {
-        isolation: IsolationLevel::ReadCommitted,
-        kind: TxnKind::Explicit,
-        statements,
-    }
-}
-
 /// Creates and fills the case's tables.
 fn set_up(client: &mut Client, rendered: &RenderedCase) {
-    for sql in rendered.create.iter().chain(&rendered.populate) {
+    for sql in set_up_sql(rendered) {
         run_ok(client, sql);
     }
 }
 
-fn read_state(client: &mut Client, rendered: &RenderedCase) -> Vec<(String, Vec<Vec<Value>>)> {
-    rendered
-        .read_state
-        .iter()
-        .map(|q| (q.table.clone(), run_ok(client, &q.sql)))
-        .collect()
+fn read_state(client: &mut Client, rendered: &RenderedCase) -> Vec<(String, Rows)> {
+    replay::read_state(rendered, |sql| run_ok(client, sql))
 }
 
 /// Values are the same, floats bit for bit (so -0.0 differs from 0.0 and NaN
@@ -113,7 +58,7 @@ fn assert_rows(got: &[Vec<Value>], expected: &[Vec<Value>], what: &str) {
 
 #[test]
 fn values_round_trip() {
-    let Some(db) = live("values") else { return };
+    let Some(db) = live_db("values") else { return };
     let text = |s: &str| Value::Text(s.into());
     let dec = |s: &str| Value::Decimal(s.into());
     // Each row: what is inserted, and the decimal as NUMERIC(30,10) prints it.
@@ -226,18 +171,12 @@ fn values_round_trip() {
                 .collect()
         })
         .collect();
-    let t = values_table();
-    let case = case_of(
-        Schema {
-            tables: vec![t.clone()],
-        },
-        vec![TableRows {
-            table: "vals".into(),
-            columns: t.column_names(),
-            rows: rows.iter().map(|(r, _)| r.clone()).collect(),
-        }],
-        vec![],
-    );
+    let numeric = ColumnType::Decimal {
+        precision: 30,
+        scale: 10,
+    };
+    let case = values_case(numeric, rows.iter().map(|(r, _)| r.clone()).collect());
+    let t = &case.schema.tables[0];
     let rendered = dialect().render_case(&case, &LIMITS).unwrap();
     let mut client = session(&db);
     set_up(&mut client, &rendered);
@@ -248,20 +187,7 @@ fn values_round_trip() {
 
     // The same values as literals in predicates find exactly their own rows.
     for (row, expected) in case.initial_rows[0].rows.iter().zip(&stored) {
-        let filter = t
-            .columns
-            .iter()
-            .zip(row)
-            .map(|(column, v)| match v {
-                Value::Null => is_null(c(&column.name), false),
-                v => bin(BinaryOp::Eq, c(&column.name), Expr::lit(v.clone())),
-            })
-            .reduce(Expr::and)
-            .unwrap();
-        let found = run_ok(
-            &mut client,
-            &render_ok(&case.schema, &select("vals", Some(filter), vec![])),
-        );
+        let found = run_ok(&mut client, &render_ok(&case.schema, &select_row(t, row)));
         assert_rows(&found, std::slice::from_ref(expected), &format!("{row:?}"));
     }
 
@@ -283,22 +209,16 @@ fn values_round_trip() {
 /// Literals that are not column values: bytes and text in a projection.
 #[test]
 fn projected_literals_come_back_unchanged() {
-    let Some(db) = live("projection") else { return };
+    let Some(db) = live_db("projection") else {
+        return;
+    };
     let t = table("one", vec![col("id", ColumnType::Int)], &["id"]);
     let schema = Schema {
         tables: vec![t.clone()],
     };
     let mut client = session(&db);
-    for sql in dialect().create_table(&t).unwrap() {
-        run_ok(&mut client, &sql);
-    }
-    run_ok(
-        &mut client,
-        &render_ok(
-            &schema,
-            &insert("one", &["id"], vec![vec![Value::Int(1)]], OnConflict::Error),
-        ),
-    );
+    let fill = insert("one", &["id"], vec![vec![Value::Int(1)]], OnConflict::Error);
+    create_and_run(&mut client, &schema, &[fill]);
     let literals = vec![
         Value::Bytes(vec![0x00, 0xab, 0xff, b'\\', b'\'']),
         Value::Bytes(vec![]),
@@ -323,58 +243,13 @@ fn projected_literals_come_back_unchanged() {
 /// its literal finds its row.
 #[test]
 fn floats_round_trip_exactly() {
-    let Some(db) = live("floats") else { return };
-    let t = table(
-        "floats",
-        vec![col("id", ColumnType::Int), col("f", ColumnType::Double)],
-        &["id"],
-    );
-    let schema = Schema {
-        tables: vec![t.clone()],
-    };
-    let mut samples = vec![
-        0.1,
-        0.30000000000000004,
-        1e300,
-        -1e-300,
-        5e-324,
-        -0.0,
-        f64::MIN_POSITIVE,
-        f64::MAX,
-        f64::MIN,
-        f64::EPSILON,
-        1e16,
-        9007199254740993.0,
-        123456.789,
-        2.0f64.powi(63),
-    ];
-    // A fixed pseudo-random walk over bit patterns covers every exponent.
-    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-    while samples.len() < 3000 {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let v = f64::from_bits(state);
-        if v.is_finite() {
-            samples.push(v);
-        }
-    }
+    let Some(db) = live_db("floats") else { return };
+    // Signed zeros, too: -0.0 must not come back as 0.0.
+    let mut samples = finite_doubles();
+    samples.push(-0.0);
+    let (schema, fill) = doubles_table(ColumnType::Int, &samples);
     let mut client = session(&db);
-    for sql in dialect().create_table(&t).unwrap() {
-        run_ok(&mut client, &sql);
-    }
-    let rows = samples
-        .iter()
-        .enumerate()
-        .map(|(i, &f)| vec![Value::Int(i as i64), Value::Float(f)])
-        .collect();
-    run_ok(
-        &mut client,
-        &render_ok(
-            &schema,
-            &insert("floats", &["id", "f"], rows, OnConflict::Error),
-        ),
-    );
+    create_and_run(&mut client, &schema, &[fill]);
     let back = run_ok(
         &mut client,
         &render_ok(&schema, &select("floats", None, vec![c("id")])),
@@ -402,42 +277,15 @@ fn floats_round_trip_exactly() {
 
 #[test]
 fn statements_change_rows_as_rendered() {
-    use BinaryOp::*;
-    let Some(db) = live("statements") else { return };
-    let mut t = table(
-        "t",
-        vec![
-            col("id", ColumnType::Int),
-            col("k", ColumnType::Int),
-            not_null("v", ColumnType::Text),
-            col("f", ColumnType::Double),
-        ],
-        &["id"],
-    );
-    t.unique = vec![strings(&["k"])];
-    let row = |id: i64, k: i64, v: &str, f: f64| {
-        vec![
-            Value::Int(id),
-            Value::Int(k),
-            Value::Text(v.into()),
-            Value::Float(f),
-        ]
+    let Some(db) = live_db("statements") else {
+        return;
     };
+    let t = statement_effects::table(ColumnType::Text);
     let statements = vec![
         Statement::Begin,
-        update(
-            "t",
-            vec![("v", text("new")), ("f", bin(Mul, c("f"), float(2.0)))],
-            Some(bin(
-                And,
-                in_list(c("id"), vec![int(1), int(2)], false),
-                not(is_null(c("k"), false)),
-            )),
-        ),
+        update_rows_1_and_2(),
         // Row 1 collides on the key and row 7 on `k`: both are skipped; row 6 goes in.
-        insert(
-            "t",
-            &["id", "k", "v", "f"],
+        insert_rows(
             vec![
                 row(1, 99, "ignored", 9.0),
                 row(6, 60, "it's", 6.0),
@@ -445,45 +293,14 @@ fn statements_change_rows_as_rendered() {
             ],
             OnConflict::Ignore,
         ),
-        insert(
-            "t",
-            &["id", "k", "v", "f"],
-            vec![row(8, 80, "eight", -8.0)],
-            OnConflict::Error,
-        ),
-        delete("t", Some(between(c("id"), int(3), neg(int(-4)), false))),
-        locking_select("t", Some(bin(Eq, c("id"), int(1))), RowLock::ForUpdate),
-        locking_select("t", Some(bin(Eq, c("id"), int(2))), RowLock::ForShare),
-        Statement::Select(Select {
-            table: "t".into(),
-            projection: Projection::Exprs(vec![c("id"), bin(Add, c("k"), int(1))]),
-            filter: Some(bin(
-                Or,
-                bin(Gt, c("f"), float(3.5)),
-                bin(Eq, c("v"), text("it's")),
-            )),
-            // The integer constant must not become a column position.
-            order_by: vec![int(2), neg(c("id"))],
-            lock: RowLock::None,
-        }),
+        insert_rows(vec![row(8, 80, "eight", -8.0)], OnConflict::Error),
+        delete_rows_3_and_4(),
+        locking_select("t", Some(eq(c("id"), int(1))), RowLock::ForUpdate),
+        locking_select("t", Some(eq(c("id"), int(2))), RowLock::ForShare),
+        select_with_constant_sort_key(3.5, 2),
         Statement::Commit,
     ];
-    let case = case_of(
-        Schema {
-            tables: vec![t.clone()],
-        },
-        vec![TableRows {
-            table: "t".into(),
-            columns: t.column_names(),
-            rows: vec![
-                row(1, 10, "one", 1.0),
-                row(2, 20, "two", 2.0),
-                row(3, 30, "three", 3.0),
-                row(4, 40, "four", 4.0),
-            ],
-        }],
-        vec![explicit(statements)],
-    );
+    let case = statement_effects::case(&t, IsolationLevel::ReadCommitted, statements);
     let rendered = dialect().render_case(&case, &LIMITS).unwrap();
     let mut client = session(&db);
     set_up(&mut client, &rendered);
@@ -520,21 +337,10 @@ fn statements_change_rows_as_rendered() {
 
 #[test]
 fn rollback_undoes_the_transaction() {
-    let Some(db) = live("rollback") else { return };
-    let t = table("t", vec![col("id", ColumnType::Int)], &["id"]);
-    let case = case_of(
-        Schema { tables: vec![t] },
-        vec![TableRows {
-            table: "t".into(),
-            columns: strings(&["id"]),
-            rows: vec![vec![Value::Int(1)]],
-        }],
-        vec![explicit(vec![
-            Statement::Begin,
-            delete("t", None),
-            Statement::Rollback,
-        ])],
-    );
+    let Some(db) = live_db("rollback") else {
+        return;
+    };
+    let case = rollback_case(IsolationLevel::ReadCommitted);
     let rendered = dialect().render_case(&case, &LIMITS).unwrap();
     let mut client = session(&db);
     set_up(&mut client, &rendered);
@@ -551,60 +357,28 @@ fn rollback_undoes_the_transaction() {
 /// literal's type; a literal of another type is an error the IR asked for.
 #[test]
 fn literals_compare_with_columns_of_their_type() {
-    let Some(db) = live("typed") else { return };
-    let t = table(
-        "typed",
-        vec![
-            col("i", ColumnType::Int),
-            col("big", ColumnType::BigInt),
-            col("f", ColumnType::Double),
-            col(
-                "d",
-                ColumnType::Decimal {
-                    precision: 10,
-                    scale: 2,
-                },
-            ),
-            col("v", ColumnType::Varchar { len: 8 }),
-            col("t", ColumnType::Text),
-            col("b", ColumnType::Bool),
-        ],
-        &["i"],
-    );
-    let schema = Schema {
-        tables: vec![t.clone()],
-    };
+    let Some(db) = live_db("typed") else { return };
+    // id, i BIGINT, f, d NUMERIC(10,2), t TEXT, v VARCHAR, b.
     let row = vec![
         Value::Int(5),
         Value::Int(5_000_000_000),
         Value::Float(2.5),
         Value::Decimal("1.50".into()),
-        Value::Text("v".into()),
         Value::Text("t".into()),
+        Value::Text("v".into()),
         Value::Bool(true),
     ];
+    let case = values_case(DECIMAL, vec![row.clone()]);
+    let (schema, t) = (&case.schema, &case.schema.tables[0]);
     let mut client = session(&db);
-    for sql in dialect().create_table(&t).unwrap() {
-        run_ok(&mut client, &sql);
-    }
-    run_ok(
-        &mut client,
-        &render_ok(
-            &schema,
-            &insert(
-                "typed",
-                &["i", "big", "f", "d", "v", "t", "b"],
-                vec![row.clone()],
-                OnConflict::Error,
-            ),
-        ),
-    );
+    let rendered = dialect().render_case(&case, &LIMITS).unwrap();
+    set_up(&mut client, &rendered);
     for (column, v) in t.columns.iter().zip(&row) {
         for op in [BinaryOp::Eq, BinaryOp::LtEq, BinaryOp::GtEq] {
             let filter = bin(op, c(&column.name), Expr::lit(v.clone()));
             let found = run_ok(
                 &mut client,
-                &render_ok(&schema, &select("typed", Some(filter), vec![])),
+                &render_ok(schema, &select("vals", Some(filter), vec![])),
             );
             assert_eq!(found.len(), 1, "{} {op:?} {v:?}", column.name);
         }
@@ -612,24 +386,21 @@ fn literals_compare_with_columns_of_their_type() {
     // Double and NUMERIC literals keep their arithmetic.
     let product = |factor: Value| {
         Statement::Select(Select {
-            table: "typed".into(),
-            projection: Projection::Exprs(vec![bin(BinaryOp::Mul, c("i"), Expr::lit(factor))]),
+            table: "vals".into(),
+            projection: Projection::Exprs(vec![bin(BinaryOp::Mul, c("id"), Expr::lit(factor))]),
             filter: None,
             order_by: vec![],
             lock: RowLock::None,
         })
     };
     assert_eq!(
-        run_ok(
-            &mut client,
-            &render_ok(&schema, &product(Value::Float(0.1)))
-        ),
+        run_ok(&mut client, &render_ok(schema, &product(Value::Float(0.1)))),
         vec![vec![Value::Float(5.0 * 0.1)]]
     );
     assert_eq!(
         run_ok(
             &mut client,
-            &render_ok(&schema, &product(Value::Decimal("0.1".into())))
+            &render_ok(schema, &product(Value::Decimal("0.1".into())))
         ),
         vec![vec![Value::Decimal("0.5".into())]]
     );
@@ -637,8 +408,8 @@ fn literals_compare_with_columns_of_their_type() {
     let e = classify_failure(
         &mut client,
         &render_ok(
-            &schema,
-            &select("typed", Some(bin(BinaryOp::Eq, c("b"), int(1))), vec![]),
+            schema,
+            &select("vals", Some(bin(BinaryOp::Eq, c("b"), int(1))), vec![]),
         ),
     );
     assert_eq!(e.class, ErrorClass::Syntax, "{e}");
@@ -648,7 +419,9 @@ fn literals_compare_with_columns_of_their_type() {
 /// `x IN ()` is false and `x NOT IN ()` true, also for NULL.
 #[test]
 fn empty_in_lists_follow_set_semantics() {
-    let Some(db) = live("empty_in") else { return };
+    let Some(db) = live_db("empty_in") else {
+        return;
+    };
     let t = table(
         "t",
         vec![col("id", ColumnType::Int), col("v", ColumnType::Text)],
@@ -658,24 +431,16 @@ fn empty_in_lists_follow_set_semantics() {
         tables: vec![t.clone()],
     };
     let mut client = session(&db);
-    for sql in dialect().create_table(&t).unwrap() {
-        run_ok(&mut client, &sql);
-    }
-    run_ok(
-        &mut client,
-        &render_ok(
-            &schema,
-            &insert(
-                "t",
-                &["id", "v"],
-                vec![
-                    vec![Value::Int(1), Value::Text("a".into())],
-                    vec![Value::Int(2), Value::Null],
-                ],
-                OnConflict::Error,
-            ),
-        ),
+    let fill = insert(
+        "t",
+        &["id", "v"],
+        vec![
+            vec![Value::Int(1), Value::Text("a".into())],
+            vec![Value::Int(2), Value::Null],
+        ],
+        OnConflict::Error,
     );
+    create_and_run(&mut client, &schema, &[fill]);
     let count = |client: &mut Client, negated: bool| {
         run_ok(
             client,
@@ -693,7 +458,9 @@ fn empty_in_lists_follow_set_semantics() {
 /// Constant sort keys sort nothing instead of naming a column or failing.
 #[test]
 fn constant_sort_keys_sort_nothing() {
-    let Some(db) = live("sort_keys") else { return };
+    let Some(db) = live_db("sort_keys") else {
+        return;
+    };
     let t = table(
         "t",
         vec![col("id", ColumnType::Int), col("v", ColumnType::Int)],
@@ -703,24 +470,16 @@ fn constant_sort_keys_sort_nothing() {
         tables: vec![t.clone()],
     };
     let mut client = session(&db);
-    for sql in dialect().create_table(&t).unwrap() {
-        run_ok(&mut client, &sql);
-    }
-    run_ok(
-        &mut client,
-        &render_ok(
-            &schema,
-            &insert(
-                "t",
-                &["id", "v"],
-                vec![
-                    vec![Value::Int(1), Value::Int(20)],
-                    vec![Value::Int(2), Value::Int(10)],
-                ],
-                OnConflict::Error,
-            ),
-        ),
+    let fill = insert(
+        "t",
+        &["id", "v"],
+        vec![
+            vec![Value::Int(1), Value::Int(20)],
+            vec![Value::Int(2), Value::Int(10)],
+        ],
+        OnConflict::Error,
     );
+    create_and_run(&mut client, &schema, &[fill]);
     let sorted = run_ok(
         &mut client,
         &render_ok(
@@ -753,7 +512,9 @@ fn constant_sort_keys_sort_nothing() {
 /// A PRIMARY KEY column refuses NULL, as in standard SQL.
 #[test]
 fn primary_keys_refuse_null() {
-    let Some(db) = live("null_key") else { return };
+    let Some(db) = live_db("null_key") else {
+        return;
+    };
     let mut client = session(&db);
     for (i, ty) in [ColumnType::Int, ColumnType::BigInt, ColumnType::Text]
         .into_iter()
@@ -768,9 +529,7 @@ fn primary_keys_refuse_null() {
         let schema = Schema {
             tables: vec![t.clone()],
         };
-        for sql in dialect().create_table(&t).unwrap() {
-            run_ok(&mut client, &sql);
-        }
+        create_and_run(&mut client, &schema, &[]);
         let sql = render_ok(
             &schema,
             &insert(
@@ -789,7 +548,9 @@ fn primary_keys_refuse_null() {
 /// Names up to PostgreSQL's 63-byte limit work as written.
 #[test]
 fn the_longest_names_work() {
-    let Some(db) = live("long_names") else { return };
+    let Some(db) = live_db("long_names") else {
+        return;
+    };
     let table_name = format!("t{}", "é".repeat(31));
     let column_name = format!("\"{}", "c".repeat(62));
     assert_eq!(table_name.len(), 63);
@@ -803,21 +564,13 @@ fn the_longest_names_work() {
         tables: vec![t.clone()],
     };
     let mut client = session(&db);
-    for sql in dialect().create_table(&t).unwrap() {
-        run_ok(&mut client, &sql);
-    }
-    run_ok(
-        &mut client,
-        &render_ok(
-            &schema,
-            &insert(
-                &table_name,
-                &[&column_name],
-                vec![vec![Value::Int(1)]],
-                OnConflict::Error,
-            ),
-        ),
+    let fill = insert(
+        &table_name,
+        &[&column_name],
+        vec![vec![Value::Int(1)]],
+        OnConflict::Error,
     );
+    create_and_run(&mut client, &schema, &[fill]);
     let got = run_ok(
         &mut client,
         &render_ok(
@@ -834,38 +587,21 @@ fn the_longest_names_work() {
 
 #[test]
 fn a_large_population_fits_one_insert() {
-    let Some(db) = live("large") else { return };
-    let t = table(
-        "t",
-        vec![col("id", ColumnType::Int), col("v", ColumnType::Text)],
-        &["id"],
-    );
-    let rows: Vec<Vec<Value>> = (0..5000)
-        .map(|i| vec![Value::Int(i), Value::Text(format!("row {i}"))])
-        .collect();
-    let case = case_of(
-        Schema {
-            tables: vec![t.clone()],
-        },
-        vec![TableRows {
-            table: "t".into(),
-            columns: t.column_names(),
-            rows: rows.clone(),
-        }],
-        vec![],
-    );
+    let Some(db) = live_db("large") else { return };
+    let case = large_population_case();
+    let rows = &case.initial_rows[0].rows;
     let rendered = dialect().render_case(&case, &LIMITS).unwrap();
     assert_eq!(rendered.populate.len(), 1);
     let mut client = session(&db);
     set_up(&mut client, &rendered);
-    assert_eq!(read_state(&mut client, &rendered)[0].1, rows);
+    assert_eq!(&read_state(&mut client, &rendered)[0].1, rows);
 }
 
 /// The set-up runs and its checks hold at every level, and a transaction begun
 /// with the rendered BEGIN, or an autocommit statement, runs at that level.
 #[test]
 fn session_setup_takes_effect_at_every_level() {
-    let Some(db) = live("setup") else { return };
+    let Some(db) = live_db("setup") else { return };
     let with_deadlock_timeout = PostgresDialect::new(txlab_dialect_postgres::PostgresConfig {
         deadlock_timeout_ms: Some(250),
     })

@@ -1,11 +1,16 @@
 //! The SQL text both entries render, reviewed as snapshots, and the IR they refuse.
 
-mod common;
-
-use common::*;
 use txlab_dialect_postgres::{CockroachDialect, PostgresDialect};
 use txlab_plugin_api::host::DialectHandle;
 use txlab_plugin_api::prelude::*;
+use txlab_testkit::build::*;
+use txlab_testkit::cases::two_transaction_case;
+use txlab_testkit::describe;
+use txlab_testkit::dialect::{render_at, session_setup, LIMITS};
+use txlab_testkit::dialect_checks::{
+    assert_handle_matches, assert_unknown_bare_columns_refused, offered_levels,
+};
+use txlab_testkit::render_samples::*;
 
 fn flavors() -> [(&'static str, Box<dyn Dialect>); 2] {
     [
@@ -16,55 +21,7 @@ fn flavors() -> [(&'static str, Box<dyn Dialect>); 2] {
 
 /// A table with every column type, keys and indexes, and one whose names need quoting.
 fn schema() -> Schema {
-    let mut accounts = table(
-        "accounts",
-        vec![
-            col("id", ColumnType::Int),
-            not_null("big", ColumnType::BigInt),
-            col("ratio", ColumnType::Double),
-            col(
-                "amount",
-                ColumnType::Decimal {
-                    precision: 10,
-                    scale: 2,
-                },
-            ),
-            col("code", ColumnType::Varchar { len: 8 }),
-            col("note", ColumnType::Text),
-            not_null("flag", ColumnType::Bool),
-        ],
-        &["id"],
-    );
-    accounts.unique = vec![strings(&["code"]), strings(&["big", "flag"])];
-    accounts.indexes = vec![
-        Index {
-            name: "accounts_ratio".into(),
-            columns: strings(&["ratio", "amount"]),
-            unique: false,
-        },
-        Index {
-            name: "accounts_note".into(),
-            columns: strings(&["note"]),
-            unique: true,
-        },
-    ];
-    let mut odd = table(
-        "it's \"odd\"",
-        vec![
-            col("a \"b\"", ColumnType::Int),
-            col("line", ColumnType::Int),
-            col("qty", ColumnType::BigInt),
-        ],
-        &["a \"b\"", "line"],
-    );
-    odd.indexes = vec![Index {
-        name: "odd \"idx\"".into(),
-        columns: strings(&["qty"]),
-        unique: false,
-    }];
-    Schema {
-        tables: vec![accounts, odd],
-    }
+    every_type_schema('"')
 }
 
 #[test]
@@ -80,63 +37,21 @@ fn schema_ddl() {
 }
 
 fn statements() -> Vec<(&'static str, Statement)> {
-    use BinaryOp::*;
     vec![
         ("begin", Statement::Begin),
         ("commit", Statement::Commit),
         ("rollback", Statement::Rollback),
         (
             "select with nested predicate",
-            select(
-                "accounts",
-                Some(bin(
-                    Or,
-                    bin(
-                        And,
-                        bin(Gt, c("id"), int(1)),
-                        not(is_null(c("ratio"), false)),
-                    ),
-                    bin(
-                        And,
-                        in_list(c("code"), vec![text("a"), text("it's")], false),
-                        between(c("big"), int(-5), neg(int(-5)), true),
-                    ),
-                )),
-                vec![c("id"), c("big")],
-            ),
+            select_with_nested_predicate(),
         ),
         (
             "select expressions",
-            Statement::Select(Select {
-                table: "accounts".into(),
-                projection: Projection::Exprs(vec![
-                    c("id"),
-                    bin(Mul, bin(Add, c("big"), int(1)), int(-2)),
-                    Expr::Cast {
-                        operand: Box::new(c("amount")),
-                        to: ColumnType::Double,
-                    },
-                    Expr::Cast {
-                        operand: Box::new(c("big")),
-                        to: ColumnType::Int,
-                    },
-                    neg(c("ratio")),
-                    Expr::Column(ColumnRef {
-                        table: Some("accounts".into()),
-                        column: "note".into(),
-                    }),
-                ]),
-                filter: Some(bin(
-                    And,
-                    is_null(c("note"), true),
-                    bin(
-                        Or,
-                        in_list(c("id"), vec![], false),
-                        in_list(c("id"), vec![int(1), int(2)], true),
-                    ),
-                )),
+            select_expressions(
+                vec![cast(c("big"), ColumnType::Int)],
+                vec![int(1), int(2)],
                 // Constants: a position, an error and a folded minus if left bare.
-                order_by: vec![
+                vec![
                     int(1),
                     neg(int(2)),
                     text("k"),
@@ -145,15 +60,14 @@ fn statements() -> Vec<(&'static str, Statement)> {
                     float(1.5),
                     c("code"),
                 ],
-                lock: RowLock::None,
-            }),
+            ),
         ),
         (
             "select for update",
             Statement::Select(Select {
                 table: "accounts".into(),
                 projection: Projection::All,
-                filter: Some(bin(Eq, c("id"), int(1))),
+                filter: Some(eq(c("id"), int(1))),
                 order_by: vec![c("id")],
                 lock: RowLock::ForUpdate,
             }),
@@ -168,28 +82,9 @@ fn statements() -> Vec<(&'static str, Statement)> {
         ),
         (
             "insert every literal",
-            insert(
-                "accounts",
-                &["id", "big", "ratio", "amount", "code", "note", "flag"],
+            insert_every_literal(
+                "back\\slash \\' $$ -- /*",
                 vec![
-                    vec![
-                        Value::Int(1),
-                        Value::Int(i64::MIN),
-                        Value::Float(0.1),
-                        Value::Decimal("-12.50".into()),
-                        Value::Text("it's".into()),
-                        Value::Text("back\\slash \\' $$ -- /*".into()),
-                        Value::Bool(true),
-                    ],
-                    vec![
-                        Value::Int(2),
-                        Value::Int(i64::MAX),
-                        Value::Float(1e300),
-                        Value::Decimal("3".into()),
-                        Value::Null,
-                        Value::Bytes(vec![0x00, 0xab, 0xff]),
-                        Value::Bool(false),
-                    ],
                     vec![
                         Value::Int(3),
                         Value::Int(0),
@@ -209,57 +104,13 @@ fn statements() -> Vec<(&'static str, Statement)> {
                         Value::Bool(true),
                     ],
                 ],
-                OnConflict::Error,
             ),
         ),
-        (
-            "insert ignore",
-            insert(
-                "accounts",
-                &["id", "big", "flag"],
-                vec![vec![Value::Int(1), Value::Int(7), Value::Bool(false)]],
-                OnConflict::Ignore,
-            ),
-        ),
-        (
-            "update",
-            update(
-                "accounts",
-                vec![
-                    ("ratio", bin(Mul, c("ratio"), float(2.0))),
-                    ("note", text("n")),
-                ],
-                Some(bin(
-                    And,
-                    not(bin(
-                        Or,
-                        bin(Eq, c("code"), text("x")),
-                        bin(NotEq, c("big"), int(0)),
-                    )),
-                    bin(LtEq, bin(Sub, c("big"), int(-1)), int(10)),
-                )),
-            ),
-        ),
-        (
-            "delete with filter",
-            delete(
-                "accounts",
-                Some(bin(
-                    Or,
-                    bin(Lt, c("id"), int(3)),
-                    bin(GtEq, c("ratio"), float(-2.5)),
-                )),
-            ),
-        ),
+        ("insert ignore", insert_account(OnConflict::Ignore, false)),
+        ("update", update_with_compound_filter()),
+        ("delete with filter", delete_with_filter()),
         ("delete all", delete("accounts", None)),
-        (
-            "quoted names",
-            update(
-                "it's \"odd\"",
-                vec![("qty", bin(Add, c("qty"), int(1)))],
-                Some(bin(Eq, c("a \"b\""), int(1))),
-            ),
-        ),
+        ("quoted names", update_with_quoted_names('"')),
     ]
 }
 
@@ -293,104 +144,22 @@ fn begin_names_every_offered_level() {
     insta::assert_snapshot!(out.join("\n"));
 }
 
-fn two_transaction_case() -> TestCase {
-    let t = table(
-        "t",
-        vec![col("id", ColumnType::Int), col("v", ColumnType::Text)],
-        &["id"],
-    );
-    TestCase {
-        seed: 7,
-        generator: "hand-written".into(),
-        schema: Schema { tables: vec![t] },
-        initial_rows: vec![TableRows {
-            table: "t".into(),
-            columns: strings(&["id", "v"]),
-            rows: vec![
-                vec![Value::Int(1), Value::Text("a".into())],
-                vec![Value::Int(2), Value::Null],
-            ],
-        }],
-        transactions: vec![
-            Transaction {
-                isolation: IsolationLevel::Serializable,
-                kind: TxnKind::Explicit,
-                statements: vec![
-                    Statement::Begin,
-                    update(
-                        "t",
-                        vec![("v", text("b"))],
-                        Some(bin(BinaryOp::Eq, c("id"), int(1))),
-                    ),
-                    Statement::Commit,
-                ],
-            },
-            Transaction {
-                isolation: IsolationLevel::ReadCommitted,
-                kind: TxnKind::Explicit,
-                statements: vec![
-                    Statement::Begin,
-                    select("t", Some(is_null(c("v"), false)), vec![]),
-                    delete("t", Some(bin(BinaryOp::Gt, c("id"), int(1)))),
-                    Statement::Rollback,
-                ],
-            },
-        ],
-        submitted_order: vec![
-            StatementRef::new(0, 0),
-            StatementRef::new(1, 0),
-            StatementRef::new(0, 1),
-            StatementRef::new(1, 1),
-            StatementRef::new(1, 2),
-            StatementRef::new(0, 2),
-            StatementRef::new(1, 3),
-        ],
-    }
-}
-
-fn describe(r: &RenderedCase) -> String {
-    let mut out = String::new();
-    let mut section = |name: &str, lines: &[String]| {
-        out.push_str(name);
-        out.push_str(":\n");
-        for l in lines {
-            out.push_str("  ");
-            out.push_str(l);
-            out.push('\n');
-        }
-    };
-    section("create", &r.create);
-    section("populate", &r.populate);
-    section("clear", &r.clear);
-    section("drop", &r.drop);
-    for (i, t) in r.transactions.iter().enumerate() {
-        section(&format!("T{} session setup", i + 1), &t.session.statements);
-        let checks: Vec<String> = t
-            .session
-            .checks
-            .iter()
-            .map(|c| format!("{} = {:?}", c.sql, c.expect))
-            .collect();
-        section(&format!("T{} session checks", i + 1), &checks);
-        section(&format!("T{} statements", i + 1), &t.statements);
-    }
-    let reads: Vec<String> = r
-        .read_state
-        .iter()
-        .map(|q| format!("{} {:?}: {}", q.table, q.columns, q.sql))
-        .collect();
-    section("read state", &reads);
-    out
+/// The sample case at SERIALIZABLE and READ COMMITTED, the levels both flavors offer.
+fn two_level_case() -> TestCase {
+    two_transaction_case(IsolationLevel::Serializable, IsolationLevel::ReadCommitted)
 }
 
 #[test]
 fn render_case_of_two_transactions() {
-    let case = two_transaction_case();
+    let case = two_level_case();
     case.validate().unwrap();
     for (name, dialect) in flavors() {
         insta::assert_snapshot!(
             format!("render_case_{name}"),
-            describe(&dialect.render_case(&case, &LIMITS).unwrap())
+            describe::rendered_case_with_checks(
+                &dialect.render_case(&case, &LIMITS).unwrap(),
+                |c| format!("{} = {:?}", c.sql, c.expect)
+            )
         );
     }
 }
@@ -398,25 +167,16 @@ fn render_case_of_two_transactions() {
 /// Session set-up at every offered level, and with the postgres option.
 #[test]
 fn session_setup_per_level_and_option() {
+    let check_line =
+        |c: &SessionCheck| format!("check {} = {:?} else: {}", c.sql, c.expect, c.explain);
     let with_deadlock_timeout =
         DialectHandle::from_plugin::<PostgresDialect>(r#"{"deadlock_timeout_ms": 150}"#).unwrap();
     let mut out = Vec::new();
     for (name, dialect) in flavors() {
         for level in dialect.info().levels.iter().map(|l| l.level) {
-            let setup = dialect
-                .session_setup(&SessionRequest {
-                    isolation: level,
-                    limits: LIMITS,
-                })
-                .unwrap();
+            let setup = session_setup(dialect.as_ref(), level, LIMITS).unwrap();
             out.push(format!("{name} {level}:"));
-            out.extend(setup.statements.iter().map(|s| format!("  {s}")));
-            out.extend(
-                setup
-                    .checks
-                    .iter()
-                    .map(|c| format!("  check {} = {:?} else: {}", c.sql, c.expect, c.explain)),
-            );
+            out.extend(describe::session_setup_lines(&setup, check_line));
         }
     }
     let setup = with_deadlock_timeout
@@ -426,33 +186,17 @@ fn session_setup_per_level_and_option() {
         })
         .unwrap();
     out.push("postgres repeatable-read, deadlock_timeout_ms = 150:".to_string());
-    out.extend(setup.statements.iter().map(|s| format!("  {s}")));
-    out.extend(
-        setup
-            .checks
-            .iter()
-            .map(|c| format!("  check {} = {:?} else: {}", c.sql, c.expect, c.explain)),
-    );
+    out.extend(describe::session_setup_lines(&setup, check_line));
     insta::assert_snapshot!(out.join("\n"));
 }
 
 #[test]
 fn the_plugin_renders_the_same_through_its_abi() {
-    let case = two_transaction_case();
+    let case = two_level_case();
     let pg = DialectHandle::from_plugin::<PostgresDialect>("{}").unwrap();
-    assert_eq!(
-        pg.render_case(&case, &LIMITS).unwrap(),
-        PostgresDialect::default()
-            .render_case(&case, &LIMITS)
-            .unwrap()
-    );
-    assert_eq!(pg.info().unwrap(), PostgresDialect::default().info());
+    assert_handle_matches(&pg, &PostgresDialect::default(), &case);
     let crdb = DialectHandle::from_plugin::<CockroachDialect>("").unwrap();
-    assert_eq!(
-        crdb.render_case(&case, &LIMITS).unwrap(),
-        CockroachDialect.render_case(&case, &LIMITS).unwrap()
-    );
-    assert_eq!(crdb.info().unwrap(), CockroachDialect.info());
+    assert_handle_matches(&crdb, &CockroachDialect, &case);
 }
 
 #[test]
@@ -551,12 +295,8 @@ fn session_limits_must_be_in_range() {
                 lock_wait_timeout_ms: 100,
             },
         ] {
-            let e = dialect
-                .session_setup(&SessionRequest {
-                    isolation: IsolationLevel::Serializable,
-                    limits,
-                })
-                .unwrap_err();
+            let e =
+                session_setup(dialect.as_ref(), IsolationLevel::Serializable, limits).unwrap_err();
             assert_eq!(e.kind, ErrorKind::INVALID_INPUT, "{name} {limits:?}");
         }
     }
@@ -582,22 +322,11 @@ fn only_offered_levels_render_or_set_up() {
     ];
     for ((name, dialect), (offered_name, levels)) in flavors().into_iter().zip(offered) {
         assert_eq!(name, offered_name);
-        for level in IsolationLevel::ALL {
-            let begin = render_at(dialect.as_ref(), &schema, level, &Statement::Begin);
-            let setup = dialect.session_setup(&SessionRequest {
-                isolation: level,
-                limits: LIMITS,
-            });
-            assert_eq!(dialect.info().supports(level), levels.contains(&level));
-            if levels.contains(&level) {
-                assert!(begin.unwrap().contains(level.sql()));
-                setup.unwrap();
-            } else {
-                for e in [begin.unwrap_err(), setup.unwrap_err()] {
-                    assert_eq!(e.kind, ErrorKind::UNSUPPORTED, "{name} {level}");
-                    assert!(e.message.contains(level.name()), "{e}");
-                }
-            }
+        let rendered = offered_levels(dialect.as_ref(), &schema);
+        let offered: Vec<IsolationLevel> = rendered.iter().map(|(level, _, _)| *level).collect();
+        assert_eq!(offered, levels, "{name}");
+        for (level, begin, _) in rendered {
+            assert!(begin.contains(level.sql()), "{name} {level}: {begin}");
         }
     }
 }
@@ -607,12 +336,7 @@ fn replace_is_unsupported() {
     let schema = schema();
     for (name, dialect) in flavors() {
         assert!(!dialect.info().features.replace);
-        let s = insert(
-            "accounts",
-            &["id", "big", "flag"],
-            vec![vec![Value::Int(1), Value::Int(7), Value::Bool(true)]],
-            OnConflict::Replace,
-        );
+        let s = insert_account(OnConflict::Replace, true);
         let e = render_at(dialect.as_ref(), &schema, IsolationLevel::Serializable, &s).unwrap_err();
         assert_eq!(e.kind, ErrorKind::UNSUPPORTED, "{name}");
         assert!(e.message.contains("REPLACE"), "{e}");
@@ -622,12 +346,16 @@ fn replace_is_unsupported() {
 #[test]
 fn names_the_schema_lacks_are_refused() {
     let schema = schema();
+    let dialect = PostgresDialect::default();
+    let level = IsolationLevel::ReadCommitted;
+    assert_unknown_bare_columns_refused(
+        &dialect,
+        &schema,
+        level,
+        "DELETE FROM \"elsewhere\" WHERE (\"x\" = 1)",
+    );
     let bad = [
-        select(
-            "accounts",
-            Some(bin(BinaryOp::Eq, c("nope"), int(1))),
-            vec![],
-        ),
+        select("accounts", Some(eq(c("nope"), int(1))), vec![]),
         update("accounts", vec![("nope", int(1))], None),
         insert(
             "accounts",
@@ -635,31 +363,11 @@ fn names_the_schema_lacks_are_refused() {
             vec![vec![Value::Int(1), Value::Int(2)]],
             OnConflict::Error,
         ),
-        Statement::Insert(Insert {
-            table: "accounts".into(),
-            columns: strings(&["id"]),
-            rows: vec![vec![c("id")]],
-            on_conflict: OnConflict::Error,
-        }),
     ];
     for s in &bad {
-        let e = render_at(
-            &PostgresDialect::default(),
-            &schema,
-            IsolationLevel::ReadCommitted,
-            s,
-        )
-        .unwrap_err();
+        let e = render_at(&dialect, &schema, level, s).unwrap_err();
         assert_eq!(e.kind, ErrorKind::INVALID_INPUT, "{s:?}");
     }
-    // A table outside the schema is left for the DBMS to report.
-    assert_eq!(
-        render_ok(
-            &schema,
-            &delete("elsewhere", Some(bin(BinaryOp::Eq, c("x"), int(1))))
-        ),
-        "DELETE FROM \"elsewhere\" WHERE (\"x\" = 1)"
-    );
 }
 
 #[test]

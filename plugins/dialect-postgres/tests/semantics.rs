@@ -7,6 +7,9 @@ use common::*;
 use postgres::Client;
 use txlab_dialect_postgres::{CockroachDialect, PostgresDialect};
 use txlab_plugin_api::prelude::*;
+use txlab_testkit::build::*;
+use txlab_testkit::dialect::{render_at, session_setup, LIMITS};
+use txlab_testkit::dialect_checks::assert_declared_column_types_render;
 
 fn pg() -> PostgresDialect {
     PostgresDialect::default()
@@ -27,27 +30,19 @@ fn schema() -> Schema {
 
 /// The test database with rows (1, 0) and (2, 0).
 fn database(tag: &str) -> Option<(LiveDb, Schema)> {
-    let db = live(tag)?;
+    let db = live_db(tag)?;
     let schema = schema();
     let mut client = db.connect();
-    for sql in pg().create_table(&schema.tables[0]).unwrap() {
-        run_ok(&mut client, &sql);
-    }
-    run_ok(
-        &mut client,
-        &render_ok(
-            &schema,
-            &insert(
-                "t",
-                &["id", "n"],
-                vec![
-                    vec![Value::Int(1), Value::Int(0)],
-                    vec![Value::Int(2), Value::Int(0)],
-                ],
-                OnConflict::Error,
-            ),
-        ),
+    let rows = insert(
+        "t",
+        &["id", "n"],
+        vec![
+            vec![Value::Int(1), Value::Int(0)],
+            vec![Value::Int(2), Value::Int(0)],
+        ],
+        OnConflict::Error,
     );
+    create_and_run(&mut client, &schema, &[rows]);
     Some((db, schema))
 }
 
@@ -497,25 +492,19 @@ fn postgres_levels_cite_their_sources() {
     }
     let f = &info.features;
     assert!(f.select_for_update && f.select_for_share && f.insert_ignore && !f.replace);
-    for &ty in &f.column_types {
-        pg().create_table(&table("t", vec![col("c", ty)], &[]))
-            .unwrap();
-    }
+    assert_declared_column_types_render(&pg());
 }
 
 /// Live: every declared column type can be created and holds a value of its kind.
 #[test]
 fn declared_column_types_work() {
-    let Some(db) = live("column_types") else {
+    let Some(db) = live_db("column_types") else {
         return;
     };
     let mut client = db.session_at(&pg(), IsolationLevel::ReadCommitted, LIMITS);
     for (i, &ty) in pg().info().features.column_types.iter().enumerate() {
         let name = format!("t{i}");
         let t = table(&name, vec![col("c", ty)], &[]);
-        for sql in pg().create_table(&t).unwrap() {
-            run_ok(&mut client, &sql);
-        }
         let v = match ty {
             ColumnType::Int | ColumnType::BigInt => Value::Int(7),
             ColumnType::Double => Value::Float(0.5),
@@ -524,13 +513,8 @@ fn declared_column_types_work() {
             _ => Value::Text("x".into()),
         };
         let schema = Schema { tables: vec![t] };
-        run_ok(
-            &mut client,
-            &render_ok(
-                &schema,
-                &insert(&name, &["c"], vec![vec![v]], OnConflict::Error),
-            ),
-        );
+        let fill = insert(&name, &["c"], vec![vec![v]], OnConflict::Error);
+        create_and_run(&mut client, &schema, &[fill]);
         assert_eq!(
             run_ok(
                 &mut client,
@@ -623,12 +607,7 @@ fn cockroach_declares_its_documented_semantics() {
 /// session check is what catches it.
 #[test]
 fn cockroach_checks_that_read_committed_took_effect() {
-    let setup = CockroachDialect
-        .session_setup(&SessionRequest {
-            isolation: IsolationLevel::ReadCommitted,
-            limits: LIMITS,
-        })
-        .unwrap();
+    let setup = session_setup(&CockroachDialect, IsolationLevel::ReadCommitted, LIMITS).unwrap();
     let check = setup
         .checks
         .iter()

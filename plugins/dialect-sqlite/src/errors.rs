@@ -19,22 +19,12 @@ const SQLITE_NOTADB: i64 = 26;
 const SQLITE_BUSY_SNAPSHOT: i64 = SQLITE_BUSY | (2 << 8);
 
 pub fn classify(raw: &RawDbError) -> DbError {
-    let (class, scope) = class_and_scope(raw);
-    DbError {
-        class,
-        scope,
-        code: raw.code,
-        sqlstate: raw.sqlstate.clone(),
-        message: raw.message.clone(),
-    }
+    sql::classify_with(raw, class_and_scope)
 }
 
 fn class_and_scope(raw: &RawDbError) -> (ErrorClass, ErrorScope) {
     use ErrorClass::*;
-    use ErrorScope::{Connection, Statement, Transaction};
-    if raw.connection_lost {
-        return (ConnectionLost, Connection);
-    }
+    use ErrorScope::{Statement, Transaction};
     if raw.timed_out {
         return (StatementTimeout, Statement);
     }

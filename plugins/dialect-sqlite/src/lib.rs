@@ -1,15 +1,15 @@
 //! txlab dialect plugin for SQLite, the embedded zero-setup default.
 //!
 //! - `semantics`: the isolation level SQLite offers and what it means, with sources;
-//! - `literal` and `expr`: identifiers, literals, type names and expressions;
-//! - `render`: statements and table DDL;
+//! - `literal`: identifiers, literals and type names;
+//! - `syntax`: what SQLite spells its own way in statements and expressions; the
+//!   SDK's shared renderer writes the rest;
 //! - `errors`: classification of SQLite result codes.
 
 mod errors;
-mod expr;
 mod literal;
-mod render;
 mod semantics;
+mod syntax;
 
 use serde::Deserialize;
 use txlab_plugin_api::prelude::*;
@@ -42,11 +42,11 @@ impl Dialect for SqliteDialect {
     }
 
     fn create_table(&self, table: &Table) -> Result<Vec<String>, PluginError> {
-        render::create_table(table)
+        sql::create_table(self, table)
     }
 
     fn drop_table(&self, table: &Table) -> Result<String, PluginError> {
-        render::drop_table(table)
+        sql::drop_table(self, table)
     }
 
     fn render(
@@ -54,7 +54,7 @@ impl Dialect for SqliteDialect {
         statement: &Statement,
         ctx: &RenderContext<'_>,
     ) -> Result<String, PluginError> {
-        render::statement(statement, ctx)
+        sql::render_statement(self, statement, ctx)
     }
 
     /// Nothing to set per session (the host's embedded driver enforces the

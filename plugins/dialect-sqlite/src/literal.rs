@@ -1,7 +1,7 @@
 //! The lexical pieces of SQLite SQL: quoted identifiers, literals and type names.
 
-use std::fmt::Write;
 use txlab_plugin_api::prelude::*;
+use txlab_plugin_api::sdk::sql::{finite_float, quoted, upper_hex, PlainDecimal};
 
 /// A double-quoted identifier with embedded quotes doubled
 /// (https://www.sqlite.org/lang_keywords.html).
@@ -12,7 +12,7 @@ pub fn ident(name: &str) -> Result<String, PluginError> {
             "SQLite cannot name an object with a NUL character: {name:?}"
         )));
     }
-    Ok(format!("\"{}\"", name.replace('"', "\"\"")))
+    Ok(quoted(name, '"'))
 }
 
 pub fn literal(value: &Value) -> Result<String, PluginError> {
@@ -28,17 +28,13 @@ pub fn literal(value: &Value) -> Result<String, PluginError> {
         // when the table has one; 1 and 0 are what they stand for anyway
         // (https://www.sqlite.org/lang_expr.html#boolean_expressions).
         Value::Bool(v) => if *v { "1" } else { "0" }.to_string(),
-        Value::Bytes(bytes) => format!("X'{}'", hex(bytes)),
+        Value::Bytes(bytes) => format!("X'{}'", upper_hex(bytes)),
     })
 }
 
 /// A REAL literal that parses back to exactly `v`.
 fn float(v: f64) -> Result<String, PluginError> {
-    if !v.is_finite() {
-        return Err(PluginError::unsupported(format!(
-            "SQLite has no literal for the floating-point value {v}"
-        )));
-    }
+    let v = finite_float(v, "SQLite")?;
     // Debug gives the shortest text that parses back to the same f64.
     let mut text = format!("{v:?}");
     // Without a `.` or an exponent SQLite would read an INTEGER.
@@ -50,14 +46,7 @@ fn float(v: f64) -> Result<String, PluginError> {
 
 /// Exact numerics travel as text; only a plain decimal number may reach the SQL.
 fn decimal(text: &str) -> Result<String, PluginError> {
-    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
-    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
-    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if whole.is_empty() && fraction.is_empty() || !all_digits(whole) || !all_digits(fraction) {
-        return Err(PluginError::invalid_input(format!(
-            "`{text}` is not a plain decimal number"
-        )));
-    }
+    PlainDecimal::parse(text)?;
     Ok(text.to_string())
 }
 
@@ -65,18 +54,10 @@ fn text_literal(text: &str) -> String {
     if text.contains('\0') {
         // SQLite's tokenizer ends the SQL text at a NUL byte, so such a string is
         // spelled as its UTF-8 bytes (https://www.sqlite.org/lang_expr.html#castexpr).
-        format!("CAST(X'{}' AS TEXT)", hex(text.as_bytes()))
+        format!("CAST(X'{}' AS TEXT)", upper_hex(text.as_bytes()))
     } else {
-        format!("'{}'", text.replace('\'', "''"))
+        quoted(text, '\'')
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        write!(out, "{b:02X}").expect("writing to a String cannot fail");
-    }
-    out
 }
 
 /// The declared type of a column, also used as a CAST target.

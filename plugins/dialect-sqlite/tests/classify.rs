@@ -8,70 +8,25 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
-use txlab_dialect_sqlite::SqliteDialect;
 use txlab_plugin_api::prelude::*;
+use txlab_testkit::build::*;
+use txlab_testkit::keyed_table;
 
-fn schema() -> Schema {
-    let mut t = table(
-        "t",
-        vec![
-            col("id", ColumnType::Int),
-            col("k", ColumnType::Int),
-            not_null("v", ColumnType::Text),
-        ],
-        &["id"],
-    );
-    t.unique = vec![strings(&["k"])];
-    Schema { tables: vec![t] }
-}
-
-/// A WAL database holding `schema()` with rows (1, 10, 'a') and (2, 20, 'b').
+/// A WAL database holding the keyed table with rows (1, 10, 'a') and (2, 20, 'b').
 fn database(tag: &str) -> (TempDb, Schema) {
     let db = TempDb::new(tag);
-    let schema = schema();
+    let schema = keyed_table::schema(ColumnType::Text);
     let conn = db.connect();
-    for sql in SqliteDialect.create_table(&schema.tables[0]).unwrap() {
-        run_ok(&conn, &sql);
-    }
-    run_ok(
-        &conn,
-        &render_ok(
-            &schema,
-            &insert(
-                "t",
-                &["id", "k", "v"],
-                vec![
-                    vec![Value::Int(1), Value::Int(10), Value::Text("a".into())],
-                    vec![Value::Int(2), Value::Int(20), Value::Text("b".into())],
-                ],
-                OnConflict::Error,
-            ),
-        ),
-    );
+    create_and_run(&conn, &schema, &[keyed_table::fill()]);
     (db, schema)
 }
 
 fn insert_row(schema: &Schema, id: Value, k: Value, v: Value) -> String {
-    render_ok(
-        schema,
-        &insert(
-            "t",
-            &["id", "k", "v"],
-            vec![vec![id, k, v]],
-            OnConflict::Error,
-        ),
-    )
+    render_ok(schema, &keyed_table::insert_row(id, k, v))
 }
 
 fn set_v(schema: &Schema, id: i64, v: &str) -> String {
-    render_ok(
-        schema,
-        &update(
-            "t",
-            vec![("v", text(v))],
-            Some(bin(BinaryOp::Eq, c("id"), int(id))),
-        ),
-    )
+    render_ok(schema, &keyed_table::set_v(id, v))
 }
 
 fn assert_class(e: &DbError, class: ErrorClass, scope: ErrorScope, code: i64) {

@@ -6,58 +6,19 @@ use common::*;
 use txlab_dialect_sqlite::SqliteDialect;
 use txlab_plugin_api::host::DialectHandle;
 use txlab_plugin_api::prelude::*;
+use txlab_testkit::build::*;
+use txlab_testkit::cases::two_transaction_case;
+use txlab_testkit::describe;
+use txlab_testkit::dialect::LIMITS;
+use txlab_testkit::dialect_checks::{
+    assert_declared_column_types_render, assert_handle_matches, assert_malformed_ir_refused,
+    assert_unknown_bare_columns_refused, assert_unrenderable_literals_refused, offered_levels,
+};
+use txlab_testkit::render_samples::*;
 
 /// A table with every column type, keys and indexes, and one whose names need quoting.
 fn schema() -> Schema {
-    let mut accounts = table(
-        "accounts",
-        vec![
-            col("id", ColumnType::Int),
-            not_null("big", ColumnType::BigInt),
-            col("ratio", ColumnType::Double),
-            col(
-                "amount",
-                ColumnType::Decimal {
-                    precision: 10,
-                    scale: 2,
-                },
-            ),
-            col("code", ColumnType::Varchar { len: 8 }),
-            col("note", ColumnType::Text),
-            not_null("flag", ColumnType::Bool),
-        ],
-        &["id"],
-    );
-    accounts.unique = vec![strings(&["code"]), strings(&["big", "flag"])];
-    accounts.indexes = vec![
-        Index {
-            name: "accounts_ratio".into(),
-            columns: strings(&["ratio", "amount"]),
-            unique: false,
-        },
-        Index {
-            name: "accounts_note".into(),
-            columns: strings(&["note"]),
-            unique: true,
-        },
-    ];
-    let mut odd = table(
-        "it's \"odd\"",
-        vec![
-            col("a \"b\"", ColumnType::Int),
-            col("line", ColumnType::Int),
-            col("qty", ColumnType::BigInt),
-        ],
-        &["a \"b\"", "line"],
-    );
-    odd.indexes = vec![Index {
-        name: "odd \"idx\"".into(),
-        columns: strings(&["qty"]),
-        unique: false,
-    }];
-    Schema {
-        tables: vec![accounts, odd],
-    }
+    every_type_schema('"')
 }
 
 #[test]
@@ -72,7 +33,6 @@ fn schema_ddl() {
 
 #[test]
 fn statements() {
-    use BinaryOp::*;
     let schema = schema();
     let statements = vec![
         ("begin", Statement::Begin),
@@ -80,139 +40,32 @@ fn statements() {
         ("rollback", Statement::Rollback),
         (
             "select with nested predicate",
-            select(
-                "accounts",
-                Some(bin(
-                    Or,
-                    bin(
-                        And,
-                        bin(Gt, c("id"), int(1)),
-                        not(is_null(c("ratio"), false)),
-                    ),
-                    bin(
-                        And,
-                        in_list(c("code"), vec![text("a"), text("it's")], false),
-                        between(c("big"), int(-5), neg(int(-5)), true),
-                    ),
-                )),
-                vec![c("id"), c("big")],
-            ),
+            select_with_nested_predicate(),
         ),
         (
             "select expressions",
-            Statement::Select(Select {
-                table: "accounts".into(),
-                projection: Projection::Exprs(vec![
-                    c("id"),
-                    bin(Mul, bin(Add, c("big"), int(1)), int(-2)),
-                    Expr::Cast {
-                        operand: Box::new(c("amount")),
-                        to: ColumnType::Double,
-                    },
-                    neg(c("ratio")),
-                    Expr::Column(ColumnRef {
-                        table: Some("accounts".into()),
-                        column: "note".into(),
-                    }),
-                ]),
-                filter: Some(bin(
-                    And,
-                    is_null(c("note"), true),
-                    bin(
-                        Or,
-                        in_list(c("id"), vec![], false),
-                        in_list(c("id"), vec![int(1), int(2)], true),
-                    ),
-                )),
-                order_by: vec![int(1), neg(int(2)), c("code")],
-                lock: RowLock::None,
-            }),
+            select_expressions(
+                vec![],
+                vec![int(1), int(2)],
+                vec![int(1), neg(int(2)), c("code")],
+            ),
         ),
         (
             "insert every literal",
-            insert(
-                "accounts",
-                &["id", "big", "ratio", "amount", "code", "note", "flag"],
-                vec![
-                    vec![
-                        Value::Int(1),
-                        Value::Int(i64::MIN),
-                        Value::Float(0.1),
-                        Value::Decimal("-12.50".into()),
-                        Value::Text("it's".into()),
-                        Value::Text("nul\0byte".into()),
-                        Value::Bool(true),
-                    ],
-                    vec![
-                        Value::Int(2),
-                        Value::Int(i64::MAX),
-                        Value::Float(1e300),
-                        Value::Decimal("3".into()),
-                        Value::Null,
-                        Value::Bytes(vec![0x00, 0xab, 0xff]),
-                        Value::Bool(false),
-                    ],
-                ],
-                OnConflict::Error,
-            ),
+            insert_every_literal("nul\0byte", vec![]),
         ),
         (
             "insert or replace",
-            insert(
-                "accounts",
-                &["id", "big", "flag"],
-                vec![vec![Value::Int(1), Value::Int(7), Value::Bool(true)]],
-                OnConflict::Replace,
-            ),
+            insert_account(OnConflict::Replace, true),
         ),
         (
             "insert or ignore",
-            insert(
-                "accounts",
-                &["id", "big", "flag"],
-                vec![vec![Value::Int(1), Value::Int(7), Value::Bool(false)]],
-                OnConflict::Ignore,
-            ),
+            insert_account(OnConflict::Ignore, false),
         ),
-        (
-            "update",
-            update(
-                "accounts",
-                vec![
-                    ("ratio", bin(Mul, c("ratio"), Expr::lit(Value::Float(2.0)))),
-                    ("note", text("n")),
-                ],
-                Some(bin(
-                    And,
-                    not(bin(
-                        Or,
-                        bin(Eq, c("code"), text("x")),
-                        bin(NotEq, c("big"), int(0)),
-                    )),
-                    bin(LtEq, bin(Sub, c("big"), int(-1)), int(10)),
-                )),
-            ),
-        ),
-        (
-            "delete with filter",
-            delete(
-                "accounts",
-                Some(bin(
-                    Or,
-                    bin(Lt, c("id"), int(3)),
-                    bin(GtEq, c("ratio"), Expr::lit(Value::Float(-2.5))),
-                )),
-            ),
-        ),
+        ("update", update_with_compound_filter()),
+        ("delete with filter", delete_with_filter()),
         ("delete all", delete("accounts", None)),
-        (
-            "quoted names",
-            update(
-                "it's \"odd\"",
-                vec![("qty", bin(Add, c("qty"), int(1)))],
-                Some(bin(Eq, c("a \"b\""), int(1))),
-            ),
-        ),
+        ("quoted names", update_with_quoted_names('"')),
     ];
     let rendered: Vec<String> = statements
         .iter()
@@ -221,98 +74,17 @@ fn statements() {
     insta::assert_snapshot!(rendered.join("\n"));
 }
 
-fn two_transaction_case() -> TestCase {
-    let t = table(
-        "t",
-        vec![col("id", ColumnType::Int), col("v", ColumnType::Text)],
-        &["id"],
-    );
-    TestCase {
-        seed: 7,
-        generator: "hand-written".into(),
-        schema: Schema { tables: vec![t] },
-        initial_rows: vec![TableRows {
-            table: "t".into(),
-            columns: strings(&["id", "v"]),
-            rows: vec![
-                vec![Value::Int(1), Value::Text("a".into())],
-                vec![Value::Int(2), Value::Null],
-            ],
-        }],
-        transactions: vec![
-            Transaction {
-                isolation: IsolationLevel::Serializable,
-                kind: TxnKind::Explicit,
-                statements: vec![
-                    Statement::Begin,
-                    update(
-                        "t",
-                        vec![("v", text("b"))],
-                        Some(bin(BinaryOp::Eq, c("id"), int(1))),
-                    ),
-                    Statement::Commit,
-                ],
-            },
-            Transaction {
-                isolation: IsolationLevel::Serializable,
-                kind: TxnKind::Explicit,
-                statements: vec![
-                    Statement::Begin,
-                    select("t", Some(is_null(c("v"), false)), vec![]),
-                    delete("t", Some(bin(BinaryOp::Gt, c("id"), int(1)))),
-                    Statement::Rollback,
-                ],
-            },
-        ],
-        submitted_order: vec![
-            StatementRef::new(0, 0),
-            StatementRef::new(1, 0),
-            StatementRef::new(0, 1),
-            StatementRef::new(1, 1),
-            StatementRef::new(1, 2),
-            StatementRef::new(0, 2),
-            StatementRef::new(1, 3),
-        ],
-    }
-}
-
-/// A readable form of a rendered case, one section per field.
-fn describe(r: &RenderedCase) -> String {
-    let mut out = String::new();
-    let mut section = |name: &str, lines: &[String]| {
-        out.push_str(name);
-        out.push_str(":\n");
-        for l in lines {
-            out.push_str("  ");
-            out.push_str(l);
-            out.push('\n');
-        }
-    };
-    section("create", &r.create);
-    section("populate", &r.populate);
-    section("clear", &r.clear);
-    section("drop", &r.drop);
-    for (i, t) in r.transactions.iter().enumerate() {
-        section(
-            &format!("{} session setup", txn_label(i)),
-            &t.session.statements,
-        );
-        section(&format!("{} statements", txn_label(i)), &t.statements);
-    }
-    let reads: Vec<String> = r
-        .read_state
-        .iter()
-        .map(|q| format!("{} {:?}: {}", q.table, q.columns, q.sql))
-        .collect();
-    section("read state", &reads);
-    out
+/// The sample case at the only level SQLite offers.
+fn serializable_case() -> TestCase {
+    use IsolationLevel::Serializable;
+    two_transaction_case(Serializable, Serializable)
 }
 
 #[test]
 fn render_case_of_two_transactions() {
-    let case = two_transaction_case();
+    let case = serializable_case();
     case.validate().unwrap();
-    insta::assert_snapshot!(describe(
+    insta::assert_snapshot!(describe::rendered_case(
         &SqliteDialect.render_case(&case, &LIMITS).unwrap()
     ));
 }
@@ -320,12 +92,7 @@ fn render_case_of_two_transactions() {
 #[test]
 fn the_plugin_renders_the_same_through_its_abi() {
     let handle = DialectHandle::from_plugin::<SqliteDialect>("{}").unwrap();
-    let case = two_transaction_case();
-    assert_eq!(
-        handle.render_case(&case, &LIMITS).unwrap(),
-        SqliteDialect.render_case(&case, &LIMITS).unwrap()
-    );
-    assert_eq!(handle.info().unwrap(), SqliteDialect.info());
+    assert_handle_matches(&handle, &SqliteDialect, &serializable_case());
 }
 
 #[test]
@@ -371,25 +138,14 @@ fn info_declares_the_serializable_semantics() {
     let f = &info.features;
     assert!(!f.select_for_update && !f.select_for_share);
     assert!(f.replace && f.insert_ignore);
-    // Every declared column type must render.
-    for &ty in &f.column_types {
-        let t = table("t", vec![col("c", ty)], &[]);
-        SqliteDialect.create_table(&t).unwrap();
-    }
+    assert_declared_column_types_render(&SqliteDialect);
 }
 
 #[test]
 fn locking_reads_are_unsupported() {
     let schema = schema();
     for lock in [RowLock::ForUpdate, RowLock::ForShare] {
-        let s = Statement::Select(Select {
-            table: "accounts".into(),
-            projection: Projection::All,
-            filter: None,
-            order_by: vec![],
-            lock,
-        });
-        let e = render(&schema, &s).unwrap_err();
+        let e = render(&schema, &locking_select("accounts", None, lock)).unwrap_err();
         assert_eq!(e.kind, ErrorKind::UNSUPPORTED, "{lock:?}");
         assert!(e.message.contains("FOR"), "{e}");
     }
@@ -397,109 +153,33 @@ fn locking_reads_are_unsupported() {
 
 #[test]
 fn only_serializable_is_offered() {
-    let schema = schema();
-    for level in IsolationLevel::ALL {
-        let ctx = RenderContext {
-            schema: &schema,
-            isolation: level,
-        };
-        let begin = SqliteDialect.render(&Statement::Begin, &ctx);
-        let setup = SqliteDialect.session_setup(&SessionRequest {
-            isolation: level,
-            limits: LIMITS,
-        });
-        if level == IsolationLevel::Serializable {
-            assert_eq!(begin.unwrap(), "BEGIN");
-            assert_eq!(setup.unwrap(), SessionSetup::default());
-        } else {
-            for e in [begin.unwrap_err(), setup.unwrap_err()] {
-                assert_eq!(e.kind, ErrorKind::UNSUPPORTED, "{level}");
-                assert!(e.message.contains(level.name()), "{e}");
-            }
-        }
-    }
+    assert_eq!(
+        offered_levels(&SqliteDialect, &schema()),
+        vec![(
+            IsolationLevel::Serializable,
+            "BEGIN".to_string(),
+            SessionSetup::default()
+        )]
+    );
 }
 
 #[test]
 fn unrenderable_literals_are_errors() {
-    let schema = schema();
-    for (v, kind) in [
-        (Value::Float(f64::NAN), ErrorKind::UNSUPPORTED),
-        (Value::Float(f64::INFINITY), ErrorKind::UNSUPPORTED),
-        (Value::Float(f64::NEG_INFINITY), ErrorKind::UNSUPPORTED),
-        (Value::Decimal("1e5".into()), ErrorKind::INVALID_INPUT),
-        (
-            Value::Decimal("1; DROP TABLE accounts".into()),
-            ErrorKind::INVALID_INPUT,
-        ),
-    ] {
-        let s = delete(
-            "accounts",
-            Some(bin(BinaryOp::Eq, c("ratio"), Expr::lit(v.clone()))),
-        );
-        assert_eq!(render(&schema, &s).unwrap_err().kind, kind, "{v:?}");
-    }
+    assert_unrenderable_literals_refused(&SqliteDialect, &schema(), IsolationLevel::Serializable);
 }
 
 #[test]
 fn unknown_bare_columns_are_refused() {
-    let schema = schema();
-    // SQLite would read "nope" as the string 'nope'.
-    let s = delete("accounts", Some(bin(BinaryOp::Eq, c("nope"), int(1))));
-    let e = render(&schema, &s).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::INVALID_INPUT);
-    assert!(e.message.contains("nope"), "{e}");
-    let s = Statement::Insert(Insert {
-        table: "accounts".into(),
-        columns: strings(&["id"]),
-        rows: vec![vec![c("id")]],
-        on_conflict: OnConflict::Error,
-    });
-    assert_eq!(
-        render(&schema, &s).unwrap_err().kind,
-        ErrorKind::INVALID_INPUT
-    );
-    // A table outside the schema is left to SQLite, which reports it.
-    let s = delete("elsewhere", Some(bin(BinaryOp::Eq, c("x"), int(1))));
-    assert_eq!(
-        render_ok(&schema, &s),
-        r#"DELETE FROM "elsewhere" WHERE ("x" = 1)"#
+    // SQLite would read an unknown "nope" as the string 'nope'.
+    assert_unknown_bare_columns_refused(
+        &SqliteDialect,
+        &schema(),
+        IsolationLevel::Serializable,
+        r#"DELETE FROM "elsewhere" WHERE ("x" = 1)"#,
     );
 }
 
 #[test]
 fn malformed_ir_is_invalid_input() {
-    let schema = schema();
-    let empty_projection = Statement::Select(Select {
-        table: "accounts".into(),
-        projection: Projection::Exprs(vec![]),
-        filter: None,
-        order_by: vec![],
-        lock: RowLock::None,
-    });
-    let no_rows = insert("accounts", &["id"], vec![], OnConflict::Error);
-    let no_assignment = update("accounts", vec![], None);
-    for s in [empty_projection, no_rows, no_assignment] {
-        assert_eq!(
-            render(&schema, &s).unwrap_err().kind,
-            ErrorKind::INVALID_INPUT,
-            "{s:?}"
-        );
-    }
-    let mut bad_key = table("t", vec![col("a", ColumnType::Int)], &["b"]);
-    assert_eq!(
-        SqliteDialect.create_table(&bad_key).unwrap_err().kind,
-        ErrorKind::INVALID_INPUT
-    );
-    bad_key.primary_key.clear();
-    bad_key.unique = vec![vec![]];
-    assert_eq!(
-        SqliteDialect.create_table(&bad_key).unwrap_err().kind,
-        ErrorKind::INVALID_INPUT
-    );
-    let no_columns = table("t", vec![], &[]);
-    assert_eq!(
-        SqliteDialect.create_table(&no_columns).unwrap_err().kind,
-        ErrorKind::INVALID_INPUT
-    );
+    assert_malformed_ir_refused(&SqliteDialect, &schema(), IsolationLevel::Serializable);
 }

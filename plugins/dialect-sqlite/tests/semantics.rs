@@ -6,6 +6,8 @@ use common::*;
 use rusqlite::Connection;
 use txlab_dialect_sqlite::SqliteDialect;
 use txlab_plugin_api::prelude::*;
+use txlab_testkit::build::*;
+use txlab_testkit::keyed_table;
 
 fn schema() -> Schema {
     let kv = |name: &str| {
@@ -24,23 +26,13 @@ fn database(tag: &str) -> (TempDb, Schema) {
     let db = TempDb::new(tag);
     let schema = schema();
     let conn = db.connect();
-    for t in &schema.tables {
-        for sql in SqliteDialect.create_table(t).unwrap() {
-            run_ok(&conn, &sql);
-        }
-    }
-    run_ok(
-        &conn,
-        &render_ok(
-            &schema,
-            &insert(
-                "t",
-                &["id", "v"],
-                vec![vec![Value::Int(1), Value::Text("start".into())]],
-                OnConflict::Error,
-            ),
-        ),
+    let start = insert(
+        "t",
+        &["id", "v"],
+        vec![vec![Value::Int(1), Value::Text("start".into())]],
+        OnConflict::Error,
     );
+    create_and_run(&conn, &schema, &[start]);
     (db, schema)
 }
 
@@ -52,15 +44,9 @@ fn level() -> LevelSemantics {
         .clone()
 }
 
+/// Sets `v` of row 1, the only row.
 fn set_v(schema: &Schema, v: &str) -> String {
-    render_ok(
-        schema,
-        &update(
-            "t",
-            vec![("v", text(v))],
-            Some(bin(BinaryOp::Eq, c("id"), int(1))),
-        ),
-    )
+    render_ok(schema, &keyed_table::set_v(1, v))
 }
 
 fn read_v(conn: &Connection, schema: &Schema) -> Value {

@@ -1,194 +1,36 @@
-//! Helpers shared by the tests: IR builders, a throw-away database on the live
-//! server, and the conversions a MySQL-protocol driver performs.
+//! Helpers shared by the tests: the dialect they run, a throw-away database on the
+//! live server, and the conversions a MySQL-protocol driver performs. The IR
+//! builders come from `txlab_testkit`.
 
 #![allow(dead_code)] // Each test binary uses a different subset.
 
 use mysql::consts::{CapabilityFlags, ColumnType as WireType};
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, OptsBuilder};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 use txlab_dialect_mysql::{innodb_status_waits, MariadbDialect};
 use txlab_plugin_api::prelude::*;
+use txlab_testkit::dialect::{create_and_run_sql, render_ok_at, session_setup, LIMITS};
+use txlab_testkit::live;
 
-pub fn col(name: &str, ty: ColumnType) -> Column {
-    Column {
-        name: name.into(),
-        ty,
-        not_null: false,
-    }
+/// Renders one statement against `schema` at REPEATABLE READ, InnoDB's default.
+pub fn render_ok(dialect: &dyn Dialect, schema: &Schema, statement: &Statement) -> String {
+    render_ok_at(dialect, schema, IsolationLevel::RepeatableRead, statement)
 }
 
-pub fn not_null(name: &str, ty: ColumnType) -> Column {
-    Column {
-        not_null: true,
-        ..col(name, ty)
-    }
-}
-
-pub fn table(name: &str, columns: Vec<Column>, primary_key: &[&str]) -> Table {
-    Table {
-        name: name.into(),
-        columns,
-        primary_key: strings(primary_key),
-        unique: Vec::new(),
-        indexes: Vec::new(),
-    }
-}
-
-pub fn strings(names: &[&str]) -> Vec<String> {
-    names.iter().map(|s| s.to_string()).collect()
-}
-
-pub fn c(name: &str) -> Expr {
-    Expr::column(name)
-}
-
-pub fn int(v: i64) -> Expr {
-    Expr::lit(Value::Int(v))
-}
-
-pub fn text(v: &str) -> Expr {
-    Expr::lit(Value::Text(v.into()))
-}
-
-pub fn bin(op: BinaryOp, left: Expr, right: Expr) -> Expr {
-    Expr::binary(op, left, right)
-}
-
-pub fn eq(left: Expr, right: Expr) -> Expr {
-    Expr::binary(BinaryOp::Eq, left, right)
-}
-
-pub fn not(e: Expr) -> Expr {
-    Expr::Unary {
-        op: UnaryOp::Not,
-        operand: Box::new(e),
-    }
-}
-
-pub fn neg(e: Expr) -> Expr {
-    Expr::Unary {
-        op: UnaryOp::Neg,
-        operand: Box::new(e),
-    }
-}
-
-pub fn is_null(e: Expr, negated: bool) -> Expr {
-    Expr::IsNull {
-        operand: Box::new(e),
-        negated,
-    }
-}
-
-pub fn in_list(e: Expr, list: Vec<Expr>, negated: bool) -> Expr {
-    Expr::InList {
-        operand: Box::new(e),
-        list,
-        negated,
-    }
-}
-
-pub fn between(e: Expr, low: Expr, high: Expr, negated: bool) -> Expr {
-    Expr::Between {
-        operand: Box::new(e),
-        low: Box::new(low),
-        high: Box::new(high),
-        negated,
-    }
-}
-
-pub fn cast(e: Expr, to: ColumnType) -> Expr {
-    Expr::Cast {
-        operand: Box::new(e),
-        to,
-    }
-}
-
-pub fn select(table: &str, filter: Option<Expr>, order_by: Vec<Expr>) -> Statement {
-    Statement::Select(Select {
-        table: table.into(),
-        projection: Projection::All,
-        filter,
-        order_by,
-        lock: RowLock::None,
-    })
-}
-
-pub fn locking_select(table: &str, filter: Option<Expr>, lock: RowLock) -> Statement {
-    Statement::Select(Select {
-        table: table.into(),
-        projection: Projection::All,
-        filter,
-        order_by: vec![],
-        lock,
-    })
-}
-
-pub fn insert(
-    table: &str,
-    columns: &[&str],
-    rows: Vec<Vec<Value>>,
-    on_conflict: OnConflict,
-) -> Statement {
-    Statement::Insert(Insert {
-        table: table.into(),
-        columns: strings(columns),
-        rows: rows
-            .into_iter()
-            .map(|r| r.into_iter().map(Expr::Literal).collect())
-            .collect(),
-        on_conflict,
-    })
-}
-
-pub fn update(table: &str, assignments: Vec<(&str, Expr)>, filter: Option<Expr>) -> Statement {
-    Statement::Update(Update {
-        table: table.into(),
-        assignments: assignments
-            .into_iter()
-            .map(|(column, value)| Assignment {
-                column: column.into(),
-                value,
-            })
-            .collect(),
-        filter,
-    })
-}
-
-pub fn delete(table: &str, filter: Option<Expr>) -> Statement {
-    Statement::Delete(Delete {
-        table: table.into(),
-        filter,
-    })
-}
-
-/// Renders one statement against `schema` for a transaction at `level`.
-pub fn render_at(
+/// Creates the tables of `schema` with `dialect` on `conn`, then runs
+/// `statements`.
+pub fn create_and_run(
+    conn: &mut Conn,
     dialect: &dyn Dialect,
     schema: &Schema,
-    level: IsolationLevel,
-    statement: &Statement,
-) -> Result<String, PluginError> {
-    dialect.render(
-        statement,
-        &RenderContext {
-            schema,
-            isolation: level,
-        },
-    )
+    statements: &[Statement],
+) {
+    let level = IsolationLevel::RepeatableRead;
+    for sql in create_and_run_sql(dialect, schema, level, statements) {
+        run_ok(conn, &sql);
+    }
 }
-
-pub fn render_ok(dialect: &dyn Dialect, schema: &Schema, statement: &Statement) -> String {
-    render_at(dialect, schema, IsolationLevel::RepeatableRead, statement)
-        .unwrap_or_else(|e| panic!("cannot render {statement:?}: {e}"))
-}
-
-/// The session limits the tests render cases with.
-pub const LIMITS: SessionLimits = SessionLimits {
-    statement_timeout_ms: 5_000,
-    lock_wait_timeout_ms: 8_000,
-};
 
 /// The dialect every live test speaks: the server here is MariaDB.
 pub fn mariadb(snapshot_isolation: bool) -> MariadbDialect {
@@ -205,21 +47,16 @@ pub struct LiveDb {
     opts: Opts,
 }
 
-/// The live server, or `None` after printing why the test is skipped; with
-/// `TXLAB_REQUIRE_LIVE=1` an unreachable server fails the test instead.
+/// A fresh database on the server at `TXLAB_MYSQL_URL` (default: the local
+/// server, user root), or `None` when it cannot be reached; see
+/// [`live::unavailable`].
 pub fn live_db(tag: &str) -> Option<LiveDb> {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    let url =
-        std::env::var("TXLAB_MYSQL_URL").unwrap_or_else(|_| "mysql://root@127.0.0.1:3306".into());
+    let url = live::server_url("TXLAB_MYSQL_URL", "mysql://root@127.0.0.1:3306");
     let server = match Opts::from_url(&url) {
         Ok(opts) => opts,
         Err(e) => return unavailable(&format!("TXLAB_MYSQL_URL is not a MySQL URL: {e}")),
     };
-    let name = format!(
-        "txlab_test_{tag}_{}_{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    );
+    let name = live::unique_database_name(tag);
     let admin_opts = OptsBuilder::from_opts(server.clone())
         .db_name(None::<String>)
         .tcp_connect_timeout(Some(Duration::from_secs(5)));
@@ -240,11 +77,7 @@ pub fn live_db(tag: &str) -> Option<LiveDb> {
 }
 
 fn unavailable(why: &str) -> Option<LiveDb> {
-    if std::env::var("TXLAB_REQUIRE_LIVE").as_deref() == Ok("1") {
-        panic!("the live MariaDB is required (TXLAB_REQUIRE_LIVE=1): {why}");
-    }
-    eprintln!("skipped: {why}");
-    None
+    live::unavailable("MariaDB", why)
 }
 
 impl LiveDb {
@@ -264,12 +97,7 @@ impl LiveDb {
         level: IsolationLevel,
         limits: SessionLimits,
     ) -> Conn {
-        let setup = dialect
-            .session_setup(&SessionRequest {
-                isolation: level,
-                limits,
-            })
-            .unwrap();
+        let setup = session_setup(dialect, level, limits).unwrap();
         let mut conn = self.connect();
         apply_setup(&mut conn, &setup);
         conn

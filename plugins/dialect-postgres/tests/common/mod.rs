@@ -1,191 +1,38 @@
-//! Helpers shared by the tests: IR builders, a throw-away database on the local
-//! PostgreSQL server, and the value and error conversions the host's driver does.
+//! Helpers shared by the tests: rendering for the postgres dialect, a throw-away
+//! database on the local PostgreSQL server, and the value and error conversions
+//! the host's driver does. The IR builders come from `txlab_testkit`.
 
 #![allow(dead_code)] // Each test binary uses a different subset.
 
 use postgres::types::{FromSql, Type};
 use postgres::{Client, Config, NoTls, Row};
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 use txlab_dialect_postgres::PostgresDialect;
 use txlab_plugin_api::prelude::*;
+use txlab_testkit::dialect::{create_and_run_sql, render_ok_at, session_setup};
+use txlab_testkit::live;
 
-pub fn col(name: &str, ty: ColumnType) -> Column {
-    Column {
-        name: name.into(),
-        ty,
-        not_null: false,
-    }
-}
-
-pub fn not_null(name: &str, ty: ColumnType) -> Column {
-    Column {
-        not_null: true,
-        ..col(name, ty)
-    }
-}
-
-pub fn table(name: &str, columns: Vec<Column>, primary_key: &[&str]) -> Table {
-    Table {
-        name: name.into(),
-        columns,
-        primary_key: strings(primary_key),
-        unique: Vec::new(),
-        indexes: Vec::new(),
-    }
-}
-
-pub fn strings(names: &[&str]) -> Vec<String> {
-    names.iter().map(|s| s.to_string()).collect()
-}
-
-pub fn c(name: &str) -> Expr {
-    Expr::column(name)
-}
-
-pub fn int(v: i64) -> Expr {
-    Expr::lit(Value::Int(v))
-}
-
-pub fn float(v: f64) -> Expr {
-    Expr::lit(Value::Float(v))
-}
-
-pub fn text(v: &str) -> Expr {
-    Expr::lit(Value::Text(v.into()))
-}
-
-pub fn bin(op: BinaryOp, left: Expr, right: Expr) -> Expr {
-    Expr::binary(op, left, right)
-}
-
-pub fn not(e: Expr) -> Expr {
-    Expr::Unary {
-        op: UnaryOp::Not,
-        operand: Box::new(e),
-    }
-}
-
-pub fn neg(e: Expr) -> Expr {
-    Expr::Unary {
-        op: UnaryOp::Neg,
-        operand: Box::new(e),
-    }
-}
-
-pub fn is_null(e: Expr, negated: bool) -> Expr {
-    Expr::IsNull {
-        operand: Box::new(e),
-        negated,
-    }
-}
-
-pub fn in_list(e: Expr, list: Vec<Expr>, negated: bool) -> Expr {
-    Expr::InList {
-        operand: Box::new(e),
-        list,
-        negated,
-    }
-}
-
-pub fn between(e: Expr, low: Expr, high: Expr, negated: bool) -> Expr {
-    Expr::Between {
-        operand: Box::new(e),
-        low: Box::new(low),
-        high: Box::new(high),
-        negated,
-    }
-}
-
-pub fn select(table: &str, filter: Option<Expr>, order_by: Vec<Expr>) -> Statement {
-    Statement::Select(Select {
-        table: table.into(),
-        projection: Projection::All,
-        filter,
-        order_by,
-        lock: RowLock::None,
-    })
-}
-
-pub fn locking_select(table: &str, filter: Option<Expr>, lock: RowLock) -> Statement {
-    Statement::Select(Select {
-        table: table.into(),
-        projection: Projection::All,
-        filter,
-        order_by: Vec::new(),
-        lock,
-    })
-}
-
-pub fn insert(
-    table: &str,
-    columns: &[&str],
-    rows: Vec<Vec<Value>>,
-    on_conflict: OnConflict,
-) -> Statement {
-    Statement::Insert(Insert {
-        table: table.into(),
-        columns: strings(columns),
-        rows: rows
-            .into_iter()
-            .map(|r| r.into_iter().map(Expr::Literal).collect())
-            .collect(),
-        on_conflict,
-    })
-}
-
-pub fn update(table: &str, assignments: Vec<(&str, Expr)>, filter: Option<Expr>) -> Statement {
-    Statement::Update(Update {
-        table: table.into(),
-        assignments: assignments
-            .into_iter()
-            .map(|(column, value)| Assignment {
-                column: column.into(),
-                value,
-            })
-            .collect(),
-        filter,
-    })
-}
-
-pub fn delete(table: &str, filter: Option<Expr>) -> Statement {
-    Statement::Delete(Delete {
-        table: table.into(),
-        filter,
-    })
-}
-
-/// Renders one statement of a transaction at `level`.
-pub fn render_at(
-    dialect: &dyn Dialect,
-    schema: &Schema,
-    level: IsolationLevel,
-    statement: &Statement,
-) -> Result<String, PluginError> {
-    let ctx = RenderContext {
-        schema,
-        isolation: level,
-    };
-    dialect.render(statement, &ctx)
-}
-
+/// Renders one statement for the postgres dialect at READ COMMITTED, PostgreSQL's
+/// default.
 pub fn render_ok(schema: &Schema, statement: &Statement) -> String {
-    render_at(
+    render_ok_at(
         &PostgresDialect::default(),
         schema,
         IsolationLevel::ReadCommitted,
         statement,
     )
-    .unwrap_or_else(|e| panic!("cannot render {statement:?}: {e}"))
 }
 
-/// The session limits the tests render cases with.
-pub const LIMITS: SessionLimits = SessionLimits {
-    statement_timeout_ms: 5_000,
-    lock_wait_timeout_ms: 8_000,
-};
+/// Creates the tables of `schema` on `client`, then runs `statements`, both for
+/// the postgres dialect.
+pub fn create_and_run(client: &mut Client, schema: &Schema, statements: &[Statement]) {
+    let dialect = PostgresDialect::default();
+    for sql in create_and_run_sql(&dialect, schema, IsolationLevel::ReadCommitted, statements) {
+        run_ok(client, &sql);
+    }
+}
 
 /// A database of its own on the server at `TXLAB_PG_URL` (default: the local
 /// server, user postgres), dropped with everything in it when the value drops.
@@ -195,12 +42,13 @@ pub struct LiveDb {
     pub name: String,
 }
 
-/// A fresh database for one test, or `None` when no server answers and
-/// `TXLAB_REQUIRE_LIVE=1` is not set (then it says so on stderr).
-pub fn live(tag: &str) -> Option<LiveDb> {
-    let url = std::env::var("TXLAB_PG_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_string());
-    let required = std::env::var("TXLAB_REQUIRE_LIVE").is_ok_and(|v| v == "1");
+/// A fresh database for one test, or `None` when no server answers; see
+/// [`live::unavailable`].
+pub fn live_db(tag: &str) -> Option<LiveDb> {
+    let url = live::server_url(
+        "TXLAB_PG_URL",
+        "postgres://postgres@127.0.0.1:5432/postgres",
+    );
     let mut config = match Config::from_str(&url) {
         Ok(c) => c,
         Err(e) => panic!("TXLAB_PG_URL is not a connection URL: {e}"),
@@ -208,29 +56,9 @@ pub fn live(tag: &str) -> Option<LiveDb> {
     config.connect_timeout(Duration::from_secs(5));
     let mut admin = match config.connect(NoTls) {
         Ok(client) => client,
-        Err(e) if required => panic!("no PostgreSQL server at TXLAB_PG_URL: {e}"),
-        Err(e) => {
-            eprintln!("skipped: no PostgreSQL server to test against ({e})");
-            return None;
-        }
+        Err(e) => return live::unavailable("PostgreSQL", &format!("cannot connect to {url}: {e}")),
     };
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    let safe_tag: String = tag
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .take(24)
-        .collect();
-    let name = format!(
-        "txlab_test_{safe_tag}_{}_{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    );
+    let name = live::unique_database_name(tag);
     admin
         .batch_execute(&format!("CREATE DATABASE \"{name}\""))
         .unwrap_or_else(|e| panic!("cannot create database {name}: {e}"));
@@ -272,13 +100,7 @@ impl LiveDb {
         level: IsolationLevel,
         limits: SessionLimits,
     ) -> Client {
-        let setup = dialect
-            .session_setup(&SessionRequest {
-                isolation: level,
-                limits,
-            })
-            .unwrap();
-        self.session(&setup)
+        self.session(&session_setup(dialect, level, limits).unwrap())
     }
 }
 

@@ -1,158 +1,47 @@
-//! Helpers shared by the tests: IR builders, a temporary WAL database, and the
-//! conversions the host's SQLite driver performs.
+//! Helpers shared by the tests: rendering at SQLite's one level, a temporary WAL
+//! database, and the conversions the host's SQLite driver performs. The IR
+//! builders come from `txlab_testkit`.
 
 #![allow(dead_code)] // Each test binary uses a different subset.
 
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 use txlab_dialect_sqlite::SqliteDialect;
 use txlab_plugin_api::prelude::*;
-
-pub fn col(name: &str, ty: ColumnType) -> Column {
-    Column {
-        name: name.into(),
-        ty,
-        not_null: false,
-    }
-}
-
-pub fn not_null(name: &str, ty: ColumnType) -> Column {
-    Column {
-        not_null: true,
-        ..col(name, ty)
-    }
-}
-
-pub fn table(name: &str, columns: Vec<Column>, primary_key: &[&str]) -> Table {
-    Table {
-        name: name.into(),
-        columns,
-        primary_key: strings(primary_key),
-        unique: Vec::new(),
-        indexes: Vec::new(),
-    }
-}
-
-pub fn strings(names: &[&str]) -> Vec<String> {
-    names.iter().map(|s| s.to_string()).collect()
-}
-
-pub fn c(name: &str) -> Expr {
-    Expr::column(name)
-}
-
-pub fn int(v: i64) -> Expr {
-    Expr::lit(Value::Int(v))
-}
-
-pub fn text(v: &str) -> Expr {
-    Expr::lit(Value::Text(v.into()))
-}
-
-pub fn bin(op: BinaryOp, left: Expr, right: Expr) -> Expr {
-    Expr::binary(op, left, right)
-}
-
-pub fn not(e: Expr) -> Expr {
-    Expr::Unary {
-        op: UnaryOp::Not,
-        operand: Box::new(e),
-    }
-}
-
-pub fn neg(e: Expr) -> Expr {
-    Expr::Unary {
-        op: UnaryOp::Neg,
-        operand: Box::new(e),
-    }
-}
-
-pub fn is_null(e: Expr, negated: bool) -> Expr {
-    Expr::IsNull {
-        operand: Box::new(e),
-        negated,
-    }
-}
-
-pub fn in_list(e: Expr, list: Vec<Expr>, negated: bool) -> Expr {
-    Expr::InList {
-        operand: Box::new(e),
-        list,
-        negated,
-    }
-}
-
-pub fn between(e: Expr, low: Expr, high: Expr, negated: bool) -> Expr {
-    Expr::Between {
-        operand: Box::new(e),
-        low: Box::new(low),
-        high: Box::new(high),
-        negated,
-    }
-}
-
-pub fn select(table: &str, filter: Option<Expr>, order_by: Vec<Expr>) -> Statement {
-    Statement::Select(Select {
-        table: table.into(),
-        projection: Projection::All,
-        filter,
-        order_by,
-        lock: RowLock::None,
-    })
-}
-
-pub fn insert(
-    table: &str,
-    columns: &[&str],
-    rows: Vec<Vec<Value>>,
-    on_conflict: OnConflict,
-) -> Statement {
-    Statement::Insert(Insert {
-        table: table.into(),
-        columns: strings(columns),
-        rows: rows
-            .into_iter()
-            .map(|r| r.into_iter().map(Expr::Literal).collect())
-            .collect(),
-        on_conflict,
-    })
-}
-
-pub fn update(table: &str, assignments: Vec<(&str, Expr)>, filter: Option<Expr>) -> Statement {
-    Statement::Update(Update {
-        table: table.into(),
-        assignments: assignments
-            .into_iter()
-            .map(|(column, value)| Assignment {
-                column: column.into(),
-                value,
-            })
-            .collect(),
-        filter,
-    })
-}
-
-pub fn delete(table: &str, filter: Option<Expr>) -> Statement {
-    Statement::Delete(Delete {
-        table: table.into(),
-        filter,
-    })
-}
+use txlab_testkit::dialect::{create_and_run_sql, render_at, render_ok_at};
+use txlab_testkit::live::unique_database_name;
 
 /// Renders one statement against `schema` at the only level SQLite offers.
 pub fn render(schema: &Schema, statement: &Statement) -> Result<String, PluginError> {
-    let ctx = RenderContext {
+    render_at(
+        &SqliteDialect,
         schema,
-        isolation: IsolationLevel::Serializable,
-    };
-    SqliteDialect.render(statement, &ctx)
+        IsolationLevel::Serializable,
+        statement,
+    )
 }
 
 pub fn render_ok(schema: &Schema, statement: &Statement) -> String {
-    render(schema, statement).unwrap_or_else(|e| panic!("cannot render {statement:?}: {e}"))
+    render_ok_at(
+        &SqliteDialect,
+        schema,
+        IsolationLevel::Serializable,
+        statement,
+    )
+}
+
+/// Creates the tables of `schema` on `conn`, then runs `statements`.
+pub fn create_and_run(conn: &Connection, schema: &Schema, statements: &[Statement]) {
+    for sql in create_and_run_sql(
+        &SqliteDialect,
+        schema,
+        IsolationLevel::Serializable,
+        statements,
+    ) {
+        run_ok(conn, &sql);
+    }
 }
 
 /// A database file in the temporary directory, removed with its WAL files on drop.
@@ -162,12 +51,7 @@ pub struct TempDb {
 
 impl TempDb {
     pub fn new(tag: &str) -> TempDb {
-        static NEXT: AtomicU32 = AtomicU32::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "txlab-dialect-sqlite-{}-{tag}-{n}.db",
-            std::process::id()
-        ));
+        let path = std::env::temp_dir().join(format!("{}.db", unique_database_name(tag)));
         let db = TempDb { path };
         db.remove_files();
         db
@@ -252,9 +136,3 @@ pub fn classify_failure(conn: &Connection, sql: &str) -> DbError {
     };
     SqliteDialect.classify_error(&raw_error(conn, &error))
 }
-
-/// The session limits the tests render cases with.
-pub const LIMITS: SessionLimits = SessionLimits {
-    statement_timeout_ms: 5_000,
-    lock_wait_timeout_ms: 8_000,
-};
