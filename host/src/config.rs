@@ -21,6 +21,8 @@ pub struct Pipeline {
     #[serde(default)]
     pub executor: ExecutorSection,
     pub generator: PluginRef,
+    #[serde(default)]
+    pub reduce: ReduceSection,
     #[serde(rename = "oracle")]
     pub oracles: Vec<PluginRef>,
 }
@@ -120,6 +122,46 @@ impl Default for ExecutorSection {
     }
 }
 
+/// How findings are reduced to a minimal case.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReduceSection {
+    /// Reduce each finding after writing it (`run --no-reduce` turns it off).
+    pub enabled: bool,
+    /// Candidate cases one reduction may run.
+    pub max_trials: usize,
+    /// Time one reduction may take.
+    pub max_time: HumanDuration,
+    /// Runs of the reduced case that confirm it.
+    pub confirm: u32,
+    /// Findings with the same oracle and title that are reduced in one run;
+    /// later ones are written as they are.
+    pub max_per_title: u32,
+}
+
+impl Default for ReduceSection {
+    fn default() -> Self {
+        let d = crate::reduction::ReduceSettings::default();
+        ReduceSection {
+            enabled: true,
+            max_trials: d.max_trials,
+            max_time: HumanDuration(d.max_time),
+            confirm: d.confirm,
+            max_per_title: 3,
+        }
+    }
+}
+
+impl ReduceSection {
+    pub fn settings(&self) -> crate::reduction::ReduceSettings {
+        crate::reduction::ReduceSettings {
+            max_trials: self.max_trials,
+            max_time: self.max_time.0,
+            confirm: self.confirm,
+        }
+    }
+}
+
 /// A duration written the human way: "500ms", "10s", "1h 30m".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HumanDuration(pub Duration);
@@ -206,6 +248,9 @@ impl LoadedPipeline {
                 None,
                 "the pipeline needs at least one [[oracle]] table".into(),
             ));
+        }
+        if p.reduce.confirm == 0 {
+            return Err(self.error_at(None, "`reduce.confirm` must be at least 1".into()));
         }
         if p.run.workers == 0 {
             return Err(self.error_at(None, "`run.workers` must be at least 1".into()));

@@ -1,63 +1,137 @@
 //! Findings on disk: one directory per finding with the case (IR), a runnable
-//! repro script, the history, the verdict and a short report.
+//! repro script, the history, the verdict and a short report; after a
+//! reduction, the same for the reduced case in `reduced/`.
 
-use serde::Serialize;
+use crate::reduction::ReductionReport;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use txlab_plugin_api::ir::*;
 
-/// Everything known about the case a finding came from.
-pub struct FindingInput<'a> {
+/// Where a finding came from: which plugins, which pipeline, which case.
+#[derive(Clone, Copy)]
+pub struct FindingOrigin<'a> {
     pub oracle: &'a str,
     pub dialect: &'a DialectInfo,
     pub generator: &'a str,
     pub pipeline: &'a Path,
     pub request: CaseRequest,
+}
+
+/// Everything known about the case a finding came from.
+pub struct FindingInput<'a> {
+    pub origin: FindingOrigin<'a>,
+    /// The case as the generator made it; `txlab replay` and `txlab reduce`
+    /// start from it.
+    pub generated: &'a TestCase,
+    /// The case as it ran, after the oracles' `prepare`.
     pub case: &'a TestCase,
     pub rendered: &'a RenderedCase,
     pub history: &'a History,
     pub finding: &'a Finding,
 }
 
-#[derive(Serialize)]
-struct Provenance<'a> {
-    oracle: &'a str,
-    dialect: &'a str,
-    generator: &'a str,
-    pipeline: String,
-    run_seed: u64,
-    case_index: u64,
-    case_seed: u64,
-    txlab_version: &'static str,
+/// `provenance.json`: where a finding came from, enough to run it again.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Provenance {
+    pub oracle: String,
+    pub dialect: String,
+    pub generator: String,
+    /// The pipeline file, absolute when it could be resolved.
+    pub pipeline: PathBuf,
+    pub run_seed: u64,
+    pub case_index: u64,
+    pub case_seed: u64,
+    pub txlab_version: String,
+}
+
+impl Provenance {
+    pub fn load(finding_dir: &Path) -> Result<Self, String> {
+        read_json(&finding_dir.join("provenance.json"))
+    }
+}
+
+/// Reads one of a finding's JSON files.
+pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text)
+        .map_err(|e| format!("{} is not what txlab wrote: {e}", path.display()))
 }
 
 /// Writes the finding under `findings_dir` and returns its directory.
 pub fn write_finding(findings_dir: &Path, input: &FindingInput<'_>) -> std::io::Result<PathBuf> {
     let dir = findings_dir.join(format!(
         "case-{:06}-{}",
-        input.request.index,
-        sanitize(input.oracle)
+        input.origin.request.index,
+        sanitize(input.origin.oracle)
     ));
-    std::fs::create_dir_all(&dir)?;
+    write_finding_files(&dir, input)?;
+    Ok(dir)
+}
+
+/// Writes a reduction's outcome into a finding's directory: `reduction.json`
+/// always, `reduced/` with the reduced case's files when it reproduced, and a
+/// line in `report.md`.
+pub fn write_reduction(
+    finding_dir: &Path,
+    report: &ReductionReport,
+    reduced: Option<&FindingInput<'_>>,
+) -> std::io::Result<()> {
+    std::fs::write(finding_dir.join("reduction.json"), json(report)?)?;
+    let reduced_dir = finding_dir.join("reduced");
+    if reduced_dir.exists() {
+        std::fs::remove_dir_all(&reduced_dir)?;
+    }
+    if let Some(input) = reduced {
+        write_finding_files(&reduced_dir, input)?;
+    }
+    let report_md = finding_dir.join("report.md");
+    let mut text = std::fs::read_to_string(&report_md)?;
+    if let Some(cut) = text.find(REDUCTION_HEADING) {
+        text.truncate(cut);
+    }
+    let _ = writeln!(
+        text,
+        "{REDUCTION_HEADING}
+
+{}.",
+        report.summary()
+    );
+    if reduced.is_some() {
+        let _ = writeln!(
+            text,
+            "The reduced case, its repro script and report are in `reduced/`; `reduction.json` lists what was removed."
+        );
+    }
+    std::fs::write(report_md, text)
+}
+
+const REDUCTION_HEADING: &str = "\n## Reduction";
+
+fn write_finding_files(dir: &Path, input: &FindingInput<'_>) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join("generated.json"), json(input.generated)?)?;
     std::fs::write(dir.join("case.json"), json(input.case)?)?;
     std::fs::write(dir.join("history.json"), json(input.history)?)?;
     std::fs::write(dir.join("finding.json"), json(input.finding)?)?;
     std::fs::write(
         dir.join("provenance.json"),
         json(&Provenance {
-            oracle: input.oracle,
-            dialect: &input.dialect.name,
-            generator: input.generator,
-            pipeline: input.pipeline.display().to_string(),
-            run_seed: input.request.run_seed,
-            case_index: input.request.index,
-            case_seed: input.request.seed,
-            txlab_version: env!("CARGO_PKG_VERSION"),
+            oracle: input.origin.oracle.to_string(),
+            dialect: input.origin.dialect.name.clone(),
+            generator: input.origin.generator.to_string(),
+            pipeline: std::fs::canonicalize(input.origin.pipeline)
+                .unwrap_or_else(|_| input.origin.pipeline.to_path_buf()),
+            run_seed: input.origin.request.run_seed,
+            case_index: input.origin.request.index,
+            case_seed: input.origin.request.seed,
+            txlab_version: env!("CARGO_PKG_VERSION").to_string(),
         })?,
     )?;
     std::fs::write(dir.join("repro.sql"), repro_sql(input))?;
-    std::fs::write(dir.join("report.md"), report_md(input))?;
-    Ok(dir)
+    std::fs::write(dir.join("report.md"), report_md(dir, input))?;
+    Ok(())
 }
 
 fn json<T: Serialize>(value: &T) -> std::io::Result<String> {
@@ -116,12 +190,12 @@ fn repro_sql(input: &FindingInput<'_>) -> String {
     let _ = writeln!(
         s,
         "-- oracle {}, dialect {}, generator {}; run seed {}, case {} (case seed {})",
-        input.oracle,
-        input.dialect.name,
-        input.generator,
-        input.request.run_seed,
-        input.request.index,
-        input.request.seed
+        input.origin.oracle,
+        input.origin.dialect.name,
+        input.origin.generator,
+        input.origin.request.run_seed,
+        input.origin.request.index,
+        input.origin.request.seed
     );
     let levels: Vec<String> = case
         .transactions
@@ -183,22 +257,22 @@ fn repro_sql(input: &FindingInput<'_>) -> String {
     s
 }
 
-fn report_md(input: &FindingInput<'_>) -> String {
+fn report_md(dir: &Path, input: &FindingInput<'_>) -> String {
     let f = input.finding;
     let mut s = String::new();
     let _ = writeln!(s, "# {}\n", f.title);
     let _ = writeln!(s, "| | |\n|---|---|");
-    let _ = writeln!(s, "| oracle | `{}` |", input.oracle);
+    let _ = writeln!(s, "| oracle | `{}` |", input.origin.oracle);
     let _ = writeln!(
         s,
         "| dialect | `{}` (driver `{}`) |",
-        input.dialect.name, input.dialect.driver
+        input.origin.dialect.name, input.origin.dialect.driver
     );
-    let _ = writeln!(s, "| generator | `{}` |", input.generator);
+    let _ = writeln!(s, "| generator | `{}` |", input.origin.generator);
     let _ = writeln!(
         s,
         "| seed | run seed {}, case {}, case seed {} |",
-        input.request.run_seed, input.request.index, input.request.seed
+        input.origin.request.run_seed, input.origin.request.index, input.origin.request.seed
     );
     let _ = writeln!(s, "\n## Model violated\n\n{}\n", f.model);
     let _ = writeln!(
@@ -227,10 +301,53 @@ fn report_md(input: &FindingInput<'_>) -> String {
     let _ = writeln!(s, "\n## Reproduce\n");
     let _ = writeln!(
         s,
-        "- `repro.sql` lists the set-up and every session's statements in submitted order.\n- `txlab run {} --seed {} --case {}` runs this case again.\n- `case.json`, `history.json` and `finding.json` hold the case, what was observed, and the oracle's evidence.",
-        input.pipeline.display(),
-        input.request.run_seed,
-        input.request.index
+        "- `repro.sql` lists the set-up and every session's statements in submitted order.\n- `txlab replay {}` runs this case again and says whether the finding shows.\n- `txlab run {} --seed {} --case {}` generates and runs the original case again.\n- `case.json`, `history.json` and `finding.json` hold the case, what was observed, and the oracle's evidence.",
+        dir.display(),
+        input.origin.pipeline.display(),
+        input.origin.request.run_seed,
+        input.origin.request.index
     );
     s
+}
+
+/// A finding directory read back: what `txlab replay` and `txlab reduce` need.
+pub struct SavedFinding {
+    pub dir: PathBuf,
+    pub provenance: Provenance,
+    /// The case as the generator made it.
+    pub generated: TestCase,
+    pub finding: Finding,
+}
+
+impl SavedFinding {
+    /// Reads a finding directory, or the `reduced/` directory inside one.
+    pub fn load(dir: &Path) -> Result<Self, String> {
+        if !dir.join("provenance.json").exists() {
+            return Err(format!(
+                "{} is not a finding directory: it has no provenance.json (finding directories are OUT/run-…/findings/case-…)",
+                dir.display()
+            ));
+        }
+        let generated: TestCase = read_json(&dir.join("generated.json"))?;
+        generated.validate().map_err(|e| {
+            format!(
+                "{}: the case is invalid: {e}",
+                dir.join("generated.json").display()
+            )
+        })?;
+        Ok(SavedFinding {
+            dir: dir.to_path_buf(),
+            provenance: Provenance::load(dir)?,
+            generated,
+            finding: read_json(&dir.join("finding.json"))?,
+        })
+    }
+
+    pub fn request(&self) -> CaseRequest {
+        CaseRequest {
+            run_seed: self.provenance.run_seed,
+            index: self.provenance.case_index,
+            seed: self.provenance.case_seed,
+        }
+    }
 }

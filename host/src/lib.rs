@@ -1,5 +1,6 @@
 //! The txlab host: configuration, plugin discovery, drivers, the schedule
-//! executor, the scratch database oracles replay on, the run loop, and findings.
+//! executor, the scratch database oracles replay on, the run loop, findings,
+//! and their reduction.
 
 pub mod bench;
 pub mod config;
@@ -7,6 +8,8 @@ pub mod driver;
 pub mod executor;
 pub mod findings;
 pub mod pipeline;
+pub mod reduction;
 pub mod registry;
+pub mod runner;
 pub mod servers;
 pub mod target;

@@ -2,12 +2,16 @@
 
 use anyhow::Result;
 use clap::{ArgAction, Parser, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 use txlab_host::config::LoadedPipeline;
-use txlab_host::pipeline::{self, Resolved, RunOptions, SetupError};
+use txlab_host::findings::{FindingOrigin, SavedFinding};
+use txlab_host::pipeline::{self, reduce_and_write, Environment, Resolved, RunOptions, SetupError};
+use txlab_host::reduction::ReduceSettings;
 use txlab_host::registry::{search_dirs, Registry};
+use txlab_host::runner::CaseRunner;
+use txlab_plugin_api::ir::Verdict;
 use txlab_plugin_api::{PluginKind, ABI_VERSION};
 
 /// Exit codes: what scripts and CI can rely on.
@@ -80,7 +84,49 @@ enum Command {
         /// over TXLAB_MYSQL_URL / TXLAB_PG_URL and the pipeline's target.url.
         #[arg(long)]
         url: Option<String>,
+        /// Write findings as found, without reducing them.
+        #[arg(long)]
+        no_reduce: bool,
     },
+    /// Run a finding's case again (from its generated.json) and say whether
+    /// the oracle reports the same finding: to check a fix, or flakiness.
+    Replay {
+        /// A finding directory, or the reduced/ directory inside one.
+        finding: PathBuf,
+        /// How many times to run it.
+        #[arg(long, default_value_t = 1)]
+        times: u32,
+        #[command(flatten)]
+        target: FindingTarget,
+    },
+    /// Reduce a finding's case again, e.g. with a larger budget; replaces the
+    /// finding's reduced/ directory and reduction.json.
+    Reduce {
+        /// A finding directory.
+        finding: PathBuf,
+        /// Candidate cases to run at most (overrides the pipeline's reduce.max_trials).
+        #[arg(long)]
+        max_trials: Option<usize>,
+        /// Time to spend at most, e.g. 5m (overrides reduce.max_time).
+        #[arg(long, value_parser = humantime::parse_duration)]
+        max_time: Option<Duration>,
+        /// Runs that confirm the reduced case (overrides reduce.confirm).
+        #[arg(long)]
+        confirm: Option<u32>,
+        #[command(flatten)]
+        target: FindingTarget,
+    },
+}
+
+/// Where to run a saved finding.
+#[derive(clap::Args)]
+struct FindingTarget {
+    /// The pipeline to run it with; by default the one the finding came from.
+    #[arg(long)]
+    pipeline: Option<PathBuf>,
+    /// The server to run it on, as for `run`.
+    #[arg(long)]
+    url: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -172,6 +218,18 @@ fn dispatch(cli: &Cli) -> Result<u8> {
             }
             Ok(EXIT_CLEAN)
         }
+        Command::Replay {
+            finding,
+            times,
+            target,
+        } => replay(cli, finding, *times, target),
+        Command::Reduce {
+            finding,
+            max_trials,
+            max_time,
+            confirm,
+            target,
+        } => reduce_again(cli, finding, (*max_trials, *max_time, *confirm), target),
         Command::Run {
             pipeline,
             cases,
@@ -180,6 +238,7 @@ fn dispatch(cli: &Cli) -> Result<u8> {
             case,
             out,
             url,
+            no_reduce,
         } => {
             let loaded = LoadedPipeline::load(pipeline)?;
             let registry = Registry::discover(search_dirs(&cli.plugin_dirs, &loaded.plugin_dirs()));
@@ -191,6 +250,7 @@ fn dispatch(cli: &Cli) -> Result<u8> {
                 single_case: *case,
                 out: out.clone(),
                 url: url.clone(),
+                no_reduce: *no_reduce,
             };
             let summary =
                 pipeline::run(&resolved, &options).map_err(|e: SetupError| anyhow::anyhow!(e))?;
@@ -204,6 +264,157 @@ fn dispatch(cli: &Cli) -> Result<u8> {
             })
         }
     }
+}
+
+/// A saved finding with the pipeline it runs on, resolved.
+struct FindingSetup {
+    saved: SavedFinding,
+    loaded: LoadedPipeline,
+    registry: Registry,
+}
+
+impl FindingSetup {
+    fn load(cli: &Cli, dir: &Path, target: &FindingTarget) -> Result<Self> {
+        let saved = SavedFinding::load(dir).map_err(|e| anyhow::anyhow!(e))?;
+        let path = target
+            .pipeline
+            .clone()
+            .unwrap_or_else(|| saved.provenance.pipeline.clone());
+        let loaded = LoadedPipeline::load(&path).map_err(|e| {
+            anyhow::anyhow!(
+                "{e}{}",
+                if target.pipeline.is_none() {
+                    " (the pipeline the finding came from; pass --pipeline to use another)"
+                } else {
+                    ""
+                }
+            )
+        })?;
+        let registry = Registry::discover(search_dirs(&cli.plugin_dirs, &loaded.plugin_dirs()));
+        Ok(FindingSetup {
+            saved,
+            loaded,
+            registry,
+        })
+    }
+
+    fn resolve(&self) -> Result<Resolved<'_>> {
+        let resolved = Resolved::resolve(&self.loaded, &self.registry)?;
+        let oracle = &self.saved.provenance.oracle;
+        if !resolved.oracle_names().contains(&oracle.as_str()) {
+            anyhow::bail!(
+                "the finding is oracle `{oracle}`'s, and {} has no [[oracle]] `{oracle}`",
+                self.loaded.path.display()
+            );
+        }
+        if resolved.info.name != self.saved.provenance.dialect {
+            eprintln!(
+                "note: the finding came from dialect `{}`; running it on `{}`",
+                self.saved.provenance.dialect, resolved.info.name
+            );
+        }
+        Ok(resolved)
+    }
+}
+
+/// A runner on one worker database of the pipeline's target.
+fn open_runner<'a>(resolved: &'a Resolved<'a>, env: &Environment) -> Result<CaseRunner<'a>> {
+    let setups = env.level_setups(resolved)?;
+    Ok(CaseRunner::open(
+        resolved,
+        env,
+        0,
+        &setups,
+        resolved.new_oracles()?,
+    )?)
+}
+
+fn replay(cli: &Cli, dir: &Path, times: u32, target: &FindingTarget) -> Result<u8> {
+    let setup = FindingSetup::load(cli, dir, target)?;
+    let resolved = setup.resolve()?;
+    let env = Environment::new(&resolved, target.url.as_deref())?;
+    let mut runner = open_runner(&resolved, &env)?;
+    let oracle = &setup.saved.provenance.oracle;
+    let title = &setup.saved.finding.title;
+    println!("replaying {} ({oracle}: {title})", dir.display());
+    let (mut same, mut errors) = (0, 0);
+    for i in 1..=times.max(1) {
+        let line = match runner.evaluate(&setup.saved.generated, Some(oracle)) {
+            Err(e) => {
+                errors += 1;
+                format!("tool error: {e}")
+            }
+            Ok(run) => match run.verdicts.into_iter().next().map(|(_, v)| v) {
+                Some(Verdict::Finding(f)) if &f.title == title => {
+                    same += 1;
+                    "the same finding".to_string()
+                }
+                Some(Verdict::Finding(f)) => format!("another finding: {}", f.title),
+                Some(Verdict::Undecided { reason }) => format!("undecided: {reason}"),
+                Some(Verdict::Pass) | None => "pass".to_string(),
+            },
+        };
+        println!("  run {i}: {line}");
+    }
+    println!("reproduced {same}/{}", times.max(1));
+    Ok(if same > 0 {
+        EXIT_FINDINGS
+    } else if errors > 0 {
+        EXIT_TOOL_ERRORS
+    } else {
+        EXIT_CLEAN
+    })
+}
+
+/// Command-line overrides of the pipeline's `[reduce]` settings.
+type ReduceOverrides = (Option<usize>, Option<Duration>, Option<u32>);
+
+fn reduce_again(
+    cli: &Cli,
+    dir: &Path,
+    (max_trials, max_time, confirm): ReduceOverrides,
+    target: &FindingTarget,
+) -> Result<u8> {
+    let setup = FindingSetup::load(cli, dir, target)?;
+    let base = setup.loaded.pipeline.reduce.settings();
+    let overrides = ReduceSettings {
+        max_trials: max_trials.unwrap_or(base.max_trials),
+        max_time: max_time.unwrap_or(base.max_time),
+        confirm: confirm.unwrap_or(base.confirm).max(1),
+    };
+    let resolved = setup.resolve()?;
+    let env = Environment::new(&resolved, target.url.as_deref())?;
+    let mut runner = open_runner(&resolved, &env)?;
+    let p = &setup.saved.provenance;
+    println!(
+        "reducing {} ({}: {}), at most {} trials or {}",
+        dir.display(),
+        p.oracle,
+        setup.saved.finding.title,
+        overrides.max_trials,
+        humantime::format_duration(overrides.max_time)
+    );
+    let summary = reduce_and_write(
+        &mut runner,
+        dir,
+        FindingOrigin {
+            oracle: &p.oracle,
+            dialect: &resolved.info,
+            generator: &p.generator,
+            pipeline: &setup.loaded.path,
+            request: setup.saved.request(),
+        },
+        &setup.saved.generated,
+        &setup.saved.finding.title,
+        &overrides,
+    )?;
+    println!("{summary}");
+    println!("written: {}", dir.join("reduction.json").display());
+    Ok(if summary.starts_with("reduced") {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    })
 }
 
 fn print_summary(s: &pipeline::RunSummary) {

@@ -3,11 +3,13 @@
 
 use crate::config::{ConfigError, LoadedPipeline, PluginConfig};
 use crate::driver::Timeouts;
-use crate::executor::{ExecutorSettings, ScheduleExecutor};
-use crate::findings::{write_finding, FindingInput};
+use crate::executor::ExecutorSettings;
+use crate::findings::{write_finding, write_reduction, FindingInput, FindingOrigin};
+use crate::reduction::{reduce_finding, ReduceSettings};
 use crate::registry::{NotFound, Registered, Registry};
+use crate::runner::CaseRunner;
 use crate::servers::{ServerDatabases, ServerKind};
-use crate::target::{open_driver, sqlite_dir, CaseDb, ScratchDb, TargetError, TargetLocation};
+use crate::target::{sqlite_dir, TargetError, TargetLocation};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -193,6 +195,8 @@ pub struct RunOptions {
     pub out: Option<PathBuf>,
     /// The server URL, over the environment and the pipeline.
     pub url: Option<String>,
+    /// Write findings without reducing them, whatever the pipeline says.
+    pub no_reduce: bool,
 }
 
 /// What a run did.
@@ -290,6 +294,9 @@ struct Shared {
     undecided_log: Mutex<std::fs::File>,
     findings_dir: PathBuf,
     progress: ProgressBar,
+    /// Reductions started per oracle and finding title.
+    reductions: Mutex<BTreeMap<(String, String), u32>>,
+    max_reductions_per_title: u32,
 }
 
 impl Shared {
@@ -299,6 +306,28 @@ impl Shared {
             *r = Some(reason);
         }
         self.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether a finding of `oracle` titled `title` gets reduced: the first
+    /// few of each kind do, so that a DBMS with one frequent bug does not
+    /// spend the run reducing it again and again.
+    fn may_reduce(&self, oracle: &str, title: &str) -> bool {
+        let mut started = self.reductions.lock().expect("lock");
+        let n = started
+            .entry((oracle.to_string(), title.to_string()))
+            .or_default();
+        *n += 1;
+        *n <= self.max_reductions_per_title
+    }
+
+    /// A line above the progress bar, or on stdout when there is no bar
+    /// (not a terminal), where indicatif would drop it.
+    fn say(&self, line: String) {
+        if self.progress.is_hidden() {
+            println!("{line}");
+        } else {
+            self.progress.println(line);
+        }
     }
 
     fn refresh(&self) {
@@ -390,7 +419,7 @@ fn target_location(
 }
 
 /// The run's runtime, databases and limits.
-pub(crate) struct Environment {
+pub struct Environment {
     // Fields drop in order: the databases go while the runtime still runs.
     _cleanup: Cleanup,
     _temp_dir: Option<tempfile::TempDir>,
@@ -413,6 +442,19 @@ pub(crate) fn worker_runtime() -> Result<Arc<tokio::runtime::Runtime>, SetupErro
 }
 
 impl Environment {
+    /// Every tested level's session set-up, which each worker tries once
+    /// before the first case.
+    pub fn level_setups(&self, resolved: &Resolved<'_>) -> Result<Vec<SessionSetup>, SetupError> {
+        let mut setups = Vec::new();
+        for &isolation in &resolved.levels {
+            setups.push(resolved.dialect.session_setup(&SessionRequest {
+                isolation,
+                limits: self.limits,
+            })?);
+        }
+        Ok(setups)
+    }
+
     pub fn new(resolved: &Resolved<'_>, url: Option<&str>) -> Result<Environment, SetupError> {
         let runtime = worker_runtime()?;
         let (location, temp_dir) = target_location(resolved, url)?;
@@ -476,17 +518,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     }
 
     let env = Environment::new(resolved, options.url.as_deref())?;
-    let (location, timeouts, settings, limits) =
-        (&env.location, env.timeouts, env.settings, env.limits);
-    // Every level's session set-up, applied once before the first case.
-    let mut setups = Vec::new();
-    for &isolation in &resolved.levels {
-        setups.push(
-            resolved
-                .dialect
-                .session_setup(&SessionRequest { isolation, limits })?,
-        );
-    }
+    let setups = env.level_setups(resolved)?;
 
     let progress = match plan {
         Plan::Cases(n) => ProgressBar::new(n),
@@ -523,44 +555,22 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
         undecided_log: Mutex::new(open_log(&run_dir.join("undecided.log"))?),
         findings_dir,
         progress: progress.clone(),
+        reductions: Mutex::new(BTreeMap::new()),
+        max_reductions_per_title: p.reduce.max_per_title,
     });
     shared.refresh();
     let plan = Arc::new(plan);
     let started = Instant::now();
 
+    let reduce = (p.reduce.enabled && !options.no_reduce).then(|| p.reduce.settings());
     std::thread::scope(|scope| -> Result<(), SetupError> {
         let mut handles = Vec::new();
         for (id, (generator, oracles)) in plugins.into_iter().enumerate() {
-            let runtime = worker_runtime()?;
-            let case_driver = runtime.block_on(open_driver(
-                &resolved.info,
-                location,
-                &format!("w{id}_case"),
-                timeouts,
-            ))?;
-            let scratch_driver = runtime.block_on(open_driver(
-                &resolved.info,
-                location,
-                &format!("w{id}_scratch"),
-                timeouts,
-            ))?;
-            let mut case_db = runtime.block_on(CaseDb::open(case_driver, &setups[0]))?;
-            runtime.block_on(case_db.preflight(&setups))?;
             let mut worker = Worker {
                 resolved,
-                runtime: runtime.clone(),
-                settings,
                 generator,
-                oracles,
-                scratch: ScratchDb::new(
-                    runtime.clone(),
-                    scratch_driver,
-                    resolved.dialect.clone(),
-                    limits,
-                    setups[0].clone(),
-                ),
-                limits,
-                case_db,
+                runner: CaseRunner::open(resolved, &env, id, &setups, oracles)?,
+                reduce,
             };
             let shared = shared.clone();
             let plan = plan.clone();
@@ -578,7 +588,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     let mut summary = std::mem::take(&mut *shared.summary.lock().expect("lock"));
     summary.elapsed_secs = started.elapsed().as_secs_f64();
     summary.stopped_early = shared.stop_reason.lock().expect("lock").take();
-    if let TargetLocation::Server(server) = location {
+    if let TargetLocation::Server(server) = &env.location {
         summary.databases = server.created();
     }
     let json = serde_json::to_string_pretty(&summary).unwrap_or_default();
@@ -604,20 +614,22 @@ impl Drop for Cleanup {
 
 struct Worker<'a> {
     resolved: &'a Resolved<'a>,
-    limits: SessionLimits,
-    runtime: Arc<tokio::runtime::Runtime>,
-    settings: ExecutorSettings,
     generator: GeneratorHandle,
-    oracles: Vec<(String, OracleHandle)>,
-    scratch: ScratchDb,
-    case_db: CaseDb,
+    runner: CaseRunner<'a>,
+    reduce: Option<ReduceSettings>,
 }
 
 /// What one case came to.
 struct CaseResult {
-    findings: Vec<PathBuf>,
+    findings: Vec<WrittenFinding>,
     undecided: Vec<String>,
     history: History,
+}
+
+struct WrittenFinding {
+    dir: PathBuf,
+    /// The reduction's one-line summary, when the finding was reduced.
+    reduction: Option<String>,
 }
 
 impl Worker<'_> {
@@ -631,7 +643,7 @@ impl Worker<'_> {
                 break;
             }
             let request = CaseRequest::new(seed, plan.index(taken));
-            let result = self.run_case(request, &shared.findings_dir);
+            let result = self.run_case(request, shared);
             {
                 let mut s = shared.summary.lock().expect("lock");
                 s.cases += 1;
@@ -642,10 +654,12 @@ impl Worker<'_> {
                         if !r.findings.is_empty() {
                             s.cases_with_findings += 1;
                             s.findings += r.findings.len() as u64;
-                            for dir in &r.findings {
-                                shared
-                                    .progress
-                                    .println(format!("finding: {}", dir.display()));
+                            for f in &r.findings {
+                                let line = match &f.reduction {
+                                    Some(r) => format!("finding: {} ({r})", f.dir.display()),
+                                    None => format!("finding: {}", f.dir.display()),
+                                };
+                                shared.say(line);
                             }
                         } else if !r.undecided.is_empty() {
                             s.undecided += 1;
@@ -686,11 +700,7 @@ impl Worker<'_> {
         }
     }
 
-    fn run_case(
-        &mut self,
-        request: CaseRequest,
-        findings_dir: &Path,
-    ) -> Result<CaseResult, String> {
+    fn run_case(&mut self, request: CaseRequest, shared: &Shared) -> Result<CaseResult, String> {
         let r = self.resolved;
         let case = self
             .generator
@@ -698,83 +708,86 @@ impl Worker<'_> {
             .map_err(|e| e.to_string())?;
         case.validate()
             .map_err(|e| format!("{} made an invalid case: {e}", self.generator.label()))?;
-        let mut prepared = case;
-        for (_, o) in &mut self.oracles {
-            prepared = o.prepare(&prepared).map_err(|e| e.to_string())?;
-            prepared
-                .validate()
-                .map_err(|e| format!("{}'s prepare made an invalid case: {e}", o.label()))?;
-        }
-        let rendered = r
-            .dialect
-            .render_case(&prepared, &self.limits)
-            .map_err(|e| e.to_string())?;
-        let history = self.execute(&prepared, &rendered)?;
+        let run = self.runner.evaluate(&case, None)?;
         let mut findings = Vec::new();
         let mut undecided = Vec::new();
-        let input = CheckInput {
-            case: prepared,
-            history,
-        };
-        for (name, oracle) in &mut self.oracles {
-            let verdict = oracle.check(&input, &mut self.scratch);
-            self.scratch.end_check();
-            match verdict.map_err(|e| e.to_string())? {
+        for (name, verdict) in &run.verdicts {
+            match verdict {
                 Verdict::Pass => {}
                 Verdict::Undecided { reason } => undecided.push(format!("{name}: {reason}")),
                 Verdict::Finding(finding) => {
-                    let dir = write_finding(
-                        findings_dir,
-                        &FindingInput {
-                            oracle: name,
-                            dialect: &r.info,
-                            generator: r.generator_name(),
-                            pipeline: &r.pipeline.path,
-                            request,
-                            case: &input.case,
-                            rendered: &rendered,
-                            history: &input.history,
-                            finding: &finding,
-                        },
-                    )
-                    .map_err(|e| format!("cannot write a finding: {e}"))?;
-                    findings.push(dir);
+                    let origin = FindingOrigin {
+                        oracle: name,
+                        dialect: &r.info,
+                        generator: r.generator_name(),
+                        pipeline: &r.pipeline.path,
+                        request,
+                    };
+                    let input = FindingInput {
+                        origin,
+                        generated: &case,
+                        case: &run.prepared,
+                        rendered: &run.rendered,
+                        history: &run.history,
+                        finding,
+                    };
+                    // Written before the reduction starts: whatever happens
+                    // to the reduction, the finding is on disk.
+                    let dir = write_finding(&shared.findings_dir, &input)
+                        .map_err(|e| format!("cannot write a finding: {e}"))?;
+                    let reduction = match self.reduce {
+                        Some(settings) if shared.may_reduce(name, &finding.title) => Some(
+                            reduce_and_write(
+                                &mut self.runner,
+                                &dir,
+                                origin,
+                                &case,
+                                &finding.title,
+                                &settings,
+                            )
+                            .map_err(|e| format!("cannot write a reduction: {e}"))?,
+                        ),
+                        _ => None,
+                    };
+                    findings.push(WrittenFinding { dir, reduction });
                 }
             }
         }
         Ok(CaseResult {
             findings,
             undecided,
-            history: input.history,
+            history: run.history,
         })
     }
+}
 
-    fn execute(&mut self, case: &TestCase, rendered: &RenderedCase) -> Result<History, String> {
-        let dialect = self.resolved.dialect.clone();
-        let settings = self.settings;
-        let db = &mut self.case_db;
-        self.runtime.block_on(async move {
-            db.prepare(&dialect, case, rendered)
-                .await
-                .map_err(|e| e.to_string())?;
-            let setups: Vec<SessionSetup> = rendered
-                .transactions
-                .iter()
-                .map(|t| t.session.clone())
-                .collect();
-            let sessions = db.sessions(&setups).await.map_err(|e| e.to_string())?;
-            let executor = ScheduleExecutor {
-                settings,
-                monitor: db.monitor.as_ref(),
-                classifier: dialect.as_ref(),
-            };
-            let (history, sessions) = executor.run(case, rendered, sessions).await;
-            db.give_back(sessions, &setups);
-            let mut history = history.map_err(|e| e.to_string())?;
-            history.final_state = Some(db.read_state(rendered).await.map_err(|e| e.to_string())?);
-            Ok(history)
-        })
-    }
+/// Reduces a written finding and writes the outcome next to it; returns the
+/// reduction's one-line summary.
+pub fn reduce_and_write(
+    runner: &mut CaseRunner<'_>,
+    dir: &Path,
+    origin: FindingOrigin<'_>,
+    generated: &TestCase,
+    title: &str,
+    settings: &ReduceSettings,
+) -> std::io::Result<String> {
+    let (report, reduced) = reduce_finding(runner, generated, origin.oracle, title, settings);
+    let finding = reduced
+        .as_ref()
+        .and_then(|r| r.run.finding_of(origin.oracle));
+    let input = reduced
+        .as_ref()
+        .zip(finding)
+        .map(|(r, finding)| FindingInput {
+            origin,
+            generated: &r.generated,
+            case: &r.run.prepared,
+            rendered: &r.run.rendered,
+            history: &r.run.history,
+            finding,
+        });
+    write_reduction(dir, &report, input.as_ref())?;
+    Ok(report.summary())
 }
 
 /// Groups undecided reasons for the summary: the oracle and the first clause.

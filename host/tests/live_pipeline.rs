@@ -1,6 +1,6 @@
 //! The shipped server pipelines, end to end through the `txlab` binary, on the
 //! real MariaDB and PostgreSQL: a short run finishes without a tool error and
-//! leaves no database of its own behind.
+//! leaves no database of its own behind; a finding is reduced on the server.
 
 mod common;
 
@@ -46,7 +46,16 @@ async fn existing(kind: ServerKind, url: &str, names: &[String]) -> Result<Vec<S
     }
 }
 
-async fn run_pipeline(kind: ServerKind, config: &str) {
+/// Runs `txlab run CONFIG --cases CASES` on the server; checks that it ran
+/// every case without a tool error and removed its databases, and returns
+/// the run directory (inside `out`). None when the server is unreachable and
+/// the test may skip.
+async fn run_pipeline(
+    kind: ServerKind,
+    config: &str,
+    cases: u64,
+    out: &Path,
+) -> Option<std::path::PathBuf> {
     let url = url(kind);
     if let Err(e) = existing(kind, &url, &[]).await {
         let why = format!("{config}: the server is unreachable: {e}");
@@ -54,19 +63,19 @@ async fn run_pipeline(kind: ServerKind, config: &str) {
             panic!("{why}");
         }
         eprintln!("skipped: {why}");
-        return;
+        return None;
     }
     let plugins = common::plugin_dir(&[
         "txlab-dialect-mysql",
         "txlab-dialect-postgres",
         "txlab-generator-random",
         "txlab-oracle-wss",
+        "txlab-fixture-panicky",
     ]);
-    let out = tempfile::tempdir().unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_txlab"))
-        .args(["run", config, "--cases", "40", "--url", &url])
+        .args(["run", config, "--cases", &cases.to_string(), "--url", &url])
         .arg("--out")
-        .arg(out.path())
+        .arg(out)
         .env("TXLAB_PLUGIN_PATH", plugins.path())
         .current_dir(common::repo_root())
         .output()
@@ -87,7 +96,7 @@ async fn run_pipeline(kind: ServerKind, config: &str) {
             "{stdout}\n{stderr}"
         );
     }
-    let run_dir = std::fs::read_dir(out.path())
+    let run_dir = std::fs::read_dir(out)
         .unwrap()
         .next()
         .unwrap()
@@ -96,7 +105,7 @@ async fn run_pipeline(kind: ServerKind, config: &str) {
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(run_dir.join("summary.json")).unwrap())
             .unwrap();
-    assert_eq!(summary["cases"], 40, "{summary}");
+    assert_eq!(summary["cases"], cases, "{summary}");
     assert_eq!(summary["errors"], 0, "{summary}");
     let databases: Vec<String> = summary["databases"]
         .as_array()
@@ -112,14 +121,67 @@ async fn run_pipeline(kind: ServerKind, config: &str) {
     let left = existing(kind, &url, &databases).await.unwrap();
     assert!(left.is_empty(), "the run left {left:?} behind");
     assert!(Path::new(&run_dir).join("errors.log").exists());
+    Some(run_dir)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_mariadb_pipeline_runs_and_cleans_up() {
-    run_pipeline(ServerKind::Mysql, "configs/mariadb.toml").await;
+    let out = tempfile::tempdir().unwrap();
+    run_pipeline(ServerKind::Mysql, "configs/mariadb.toml", 40, out.path()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_postgres_pipeline_runs_and_cleans_up() {
-    run_pipeline(ServerKind::Postgres, "configs/postgres.toml").await;
+    let out = tempfile::tempdir().unwrap();
+    run_pipeline(
+        ServerKind::Postgres,
+        "configs/postgres.toml",
+        40,
+        out.path(),
+    )
+    .await;
+}
+
+/// A fixture oracle reports every blocked statement; its first finding is
+/// reduced on the server to two transactions that still block.
+async fn reduce_on_the_server(kind: ServerKind, dialect: &str) {
+    let work = tempfile::tempdir().unwrap();
+    let config = work.path().join("blocked.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[run]\nseed = 5\n\n[target]\ndialect = \"{dialect}\"\n\n\
+             [generator]\nplugin = \"random\"\n[generator.config]\ntransactions = [3, 3]\n\n\
+             [reduce]\nmax_per_title = 1\n\n[[oracle]]\nplugin = \"blocked\"\n"
+        ),
+    )
+    .unwrap();
+    let out = work.path().join("out");
+    let Some(run_dir) = run_pipeline(kind, config.to_str().unwrap(), 20, &out).await else {
+        return;
+    };
+    let reductions: Vec<serde_json::Value> = std::fs::read_dir(run_dir.join("findings"))
+        .expect("the fixture oracle reports blocked statements")
+        .filter_map(|e| std::fs::read_to_string(e.unwrap().path().join("reduction.json")).ok())
+        .map(|text| serde_json::from_str(&text).unwrap())
+        .collect();
+    assert_eq!(reductions.len(), 1, "{reductions:#?}");
+    let r = &reductions[0];
+    assert_eq!(r["outcome"], "reduced", "{r:#}");
+    assert!(r["reproduced"].as_u64().unwrap() >= 1, "{r:#}");
+    assert_eq!(r["after"]["transactions"], 2, "{r:#}");
+    assert!(
+        r["after"]["statements"].as_u64() < r["before"]["statements"].as_u64(),
+        "{r:#}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finding_is_reduced_on_mariadb() {
+    reduce_on_the_server(ServerKind::Mysql, "mariadb").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finding_is_reduced_on_postgres() {
+    reduce_on_the_server(ServerKind::Postgres, "postgres").await;
 }

@@ -230,8 +230,7 @@ impl<F: FnMut(&TestCase) -> bool> Search<F> {
                 let kept = edit(&base, &trial).is_some_and(|candidate| {
                     self.attempt(candidate, || {
                         let names: Vec<String> = removed.iter().map(&name).collect();
-                        let plural = if names.len() == 1 { "" } else { "s" };
-                        format!("removed {kind}{plural} {}", names.join(", "))
+                        removal_step(kind, &names)
                     })
                 });
                 if kept {
@@ -266,5 +265,20 @@ impl<F: FnMut(&TestCase) -> bool> Search<F> {
             }
             return progress;
         }
+    }
+}
+
+/// "removed statement T1.2", or for many units a count and the first few.
+fn removal_step(kind: &str, names: &[String]) -> String {
+    const SHOWN: usize = 4;
+    match names {
+        [one] => format!("removed {kind} {one}"),
+        _ if names.len() <= SHOWN + 1 => format!("removed {kind}s {}", names.join(", ")),
+        _ => format!(
+            "removed {} {kind}s: {}, … and {} more",
+            names.len(),
+            names[..SHOWN].join(", "),
+            names.len() - SHOWN
+        ),
     }
 }
