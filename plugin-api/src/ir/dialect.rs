@@ -129,6 +129,12 @@ pub struct LevelSemantics {
     pub predicate_conflicts: bool,
     /// The serial order the writes of a correct run are equivalent to.
     pub serial_order: SerialOrder,
+    /// The vendor promises serializability at this level: when every
+    /// transaction of a run uses it, the committed transactions have the effect
+    /// of running them one after another in some order (`serial_order` says
+    /// which). False where the level is weaker, e.g. snapshot isolation.
+    #[serde(default)]
+    pub serializable: bool,
     /// Short statements of the semantics, each with its source.
     #[serde(default)]
     pub notes: Vec<String>,
@@ -152,7 +158,7 @@ impl LevelSemantics {
     /// One line for reports: "sqlite serializable: snapshot at first read, …".
     pub fn summary(&self) -> String {
         format!(
-            "{}: snapshot {}, writes read {}, write conflicts {}, semi-consistent writes {}, predicate conflicts on writes {}, serial order {}",
+            "{}: snapshot {}, writes read {}, write conflicts {}, semi-consistent writes {}, predicate conflicts on writes {}, serial order {}, serializable {}",
             self.level,
             match self.snapshot {
                 SnapshotPoint::None => "none (dirty reads)",
@@ -177,6 +183,7 @@ impl LevelSemantics {
                 SerialOrder::CommitOrder => "the commit order",
                 SerialOrder::AnyOrder => "any (not necessarily the commit order)",
             },
+            if self.serializable { "yes" } else { "no" },
         )
     }
 }

@@ -156,6 +156,7 @@ fn innodb_read_uncommitted(target: &Target) -> LevelSemantics {
         predicate_conflicts: false,
         // Write locks are held until the transaction ends.
         serial_order: SerialOrder::CommitOrder,
+        serializable: false,
         notes,
         references,
     }
@@ -196,6 +197,7 @@ fn innodb_read_committed(target: &Target) -> LevelSemantics {
         // isolation levels page: no gap locks at READ COMMITTED.
         predicate_conflicts: false,
         serial_order: SerialOrder::CommitOrder,
+        serializable: false,
         notes,
         references,
     }
@@ -232,6 +234,7 @@ fn innodb_repeatable_read(target: &Target) -> LevelSemantics {
         // the scanned index range.
         predicate_conflicts: true,
         serial_order: SerialOrder::CommitOrder,
+        serializable: false,
         notes,
         references,
     }
@@ -272,6 +275,11 @@ fn innodb_serializable(target: &Target) -> LevelSemantics {
         semi_consistent_writes: false,
         predicate_conflicts: true,
         serial_order: SerialOrder::CommitOrder,
+        // MYSQL_ISOLATION: SERIALIZABLE is REPEATABLE READ with every plain
+        // SELECT made a shared locking read: two-phase locking with next-key
+        // locks, the level the manual names for XA transactions and for
+        // troubleshooting concurrency.
+        serializable: true,
         notes,
         references,
     }
@@ -306,6 +314,7 @@ fn tidb_read_committed() -> LevelSemantics {
         semi_consistent_writes: false,
         predicate_conflicts: false,
         serial_order: SerialOrder::CommitOrder,
+        serializable: false,
         notes,
         references,
     }
@@ -328,6 +337,7 @@ fn tidb_pessimistic_repeatable_read() -> LevelSemantics {
         predicate_conflicts: false,
         // Pessimistic locks are held until the transaction ends.
         serial_order: SerialOrder::CommitOrder,
+        serializable: false,
         notes,
         references,
     }
@@ -351,6 +361,7 @@ fn tidb_optimistic_repeatable_read() -> LevelSemantics {
         // Nothing makes a writer wait for a concurrent one to commit, so the
         // committed writes need not be equivalent to any commit-order run.
         serial_order: SerialOrder::AnyOrder,
+        serializable: false,
         notes,
         references,
     }

@@ -58,6 +58,8 @@ fn serializable() -> LevelSemantics {
         // A writer holds the database-wide write lock until it commits, and must
         // hold the latest snapshot to write at all: writes serialize in commit order.
         serial_order: SerialOrder::CommitOrder,
+        // isolation.html: "SQLite implements serializable transactions".
+        serializable: true,
         notes: vec![
             format!("Transactions are serializable; writes are serialized, one writer at a time ({ISOLATION_DOC})."),
             format!("BEGIN is DEFERRED: nothing starts until the database is first accessed; a first SELECT starts a read transaction (and its snapshot), a first write a write transaction, and a later write upgrades a read transaction or fails with SQLITE_BUSY ({TRANSACTION_DOC})."),

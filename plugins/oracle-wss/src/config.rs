@@ -24,6 +24,17 @@ compare_affected_rows = true
 # findings instead of undecided. WriteCheck (section 6.4) shows such differences
 # are permitted by the vendors, so these findings may be false alarms.
 report_weak_levels = false
+
+# Where every transaction runs at a level the dialect declares serializable in
+# some order other than the commit order (serializable snapshot isolation, as
+# PostgreSQL's and CockroachDB's SERIALIZABLE), replay the committed
+# transactions in every order: a run no order explains violates
+# serializability; a run one order explains passes.
+search_serial_orders = true
+
+# Give up (undecided) when the committed transactions have more orders than
+# this (5 transactions: 120).
+max_serial_orders = 120
 "#;
 
 /// The two WSS checks of WriteCheck.
@@ -66,6 +77,8 @@ pub struct WssConfig {
     pub compare_write_outcomes: bool,
     pub compare_affected_rows: bool,
     pub report_weak_levels: bool,
+    pub search_serial_orders: bool,
+    pub max_serial_orders: usize,
 }
 
 impl Default for WssConfig {
@@ -75,6 +88,8 @@ impl Default for WssConfig {
             compare_write_outcomes: true,
             compare_affected_rows: true,
             report_weak_levels: false,
+            search_serial_orders: true,
+            max_serial_orders: 120,
         }
     }
 }

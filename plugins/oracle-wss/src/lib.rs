@@ -11,6 +11,7 @@
 pub mod compare;
 pub mod config;
 pub mod observed;
+pub mod orders;
 pub mod replay;
 pub mod report;
 pub mod schedule;
@@ -113,7 +114,24 @@ impl Oracle for WssOracle {
         if results.iter().all(|r| r.differences.is_empty()) {
             return Ok(Verdict::Pass);
         }
-        Ok(report::verdict(&Judgement {
+        let mut search_note = None;
+        if self.config.search_serial_orders && orders::applies(&self.dialect, case) {
+            match orders::search(db, case, history, &concurrent_state, &self.config)? {
+                orders::Search::Explained { .. } => return Ok(Verdict::Pass),
+                orders::Search::Unexplained { tried } => {
+                    return Ok(report::serializability_finding(
+                        case,
+                        history,
+                        &self.dialect,
+                        &concurrent_state,
+                        &tried,
+                    ))
+                }
+                // Left to the commit-order verdict, which names the level.
+                orders::Search::Undecided(reason) => search_note = Some(reason),
+            }
+        }
+        let verdict = report::verdict(&Judgement {
             case,
             history,
             dialect: &self.dialect,
@@ -121,7 +139,13 @@ impl Oracle for WssOracle {
             order: &order,
             concurrent_state: &concurrent_state,
             results: &results,
-        }))
+        });
+        Ok(match (verdict, search_note) {
+            (Verdict::Undecided { reason }, Some(note)) => Verdict::Undecided {
+                reason: format!("{reason}; the search over serial orders did not decide: {note}"),
+            },
+            (verdict, _) => verdict,
+        })
     }
 }
 

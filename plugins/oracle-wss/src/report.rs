@@ -388,3 +388,87 @@ fn evidence(j: &Judgement<'_>, permitted: &[Permission]) -> serde_json::Value {
         })).collect::<Vec<_>>(),
     })
 }
+
+pub const SERIALIZABILITY_MODEL: &str = "serializability (Adya PL-3, ANSI SERIALIZABLE): the committed transactions \
+must have the effect of running them one at a time in some order; checked on the final state and the outcomes of \
+their writes, in every order of the committed transactions";
+
+/// The finding when no serial order of the committed transactions explains
+/// a run whose every transaction ran at a level the vendor declares
+/// serializable (see [`crate::orders`]).
+pub fn serializability_finding(
+    case: &TestCase,
+    history: &History,
+    dialect: &DialectInfo,
+    concurrent_state: &DbState,
+    tried: &[(Vec<usize>, Differences)],
+) -> Verdict {
+    let levels = involved_levels(case);
+    let mut assumed = vec![format!(
+        "dialect `{}` declares every level of this run serializable, in some order that need not be the commit order:",
+        dialect.name
+    )];
+    for level in &levels {
+        if let Some(s) = dialect.level(*level) {
+            assumed.push(format!("- {} (notes: {})", s.summary(), s.notes.join("; ")));
+        }
+    }
+    let committed: Vec<String> = (0..case.transactions.len())
+        .filter(|&t| history.transactions[t].end == TxnEnd::Committed)
+        .map(txn_label)
+        .collect();
+    let mut md = format!(
+        "Every transaction ran at a level the vendor declares serializable, so the committed transactions \
+         ({}) must have the effect of running them one at a time in some order. The oracle replayed them \
+         in each of the {} orders; none leaves the database as the concurrent run left it with the same \
+         write outcomes. Rolled-back and aborted transactions take no part.\n\n",
+        committed.join(", "),
+        tried.len()
+    );
+    let aborted = aborted(history);
+    if !aborted.is_empty() {
+        let list: Vec<String> = aborted
+            .iter()
+            .map(|(t, by, class)| format!("{} (at `{by}`: {class})", txn_label(*t)))
+            .collect();
+        md.push_str(&format!("**Aborted, left out:** {}\n\n", list.join(", ")));
+    }
+    md.push_str("**Final state of the concurrent run:**\n");
+    for t in &concurrent_state.tables {
+        md.push_str(&format!("- `{}`: {}\n", t.table, rows_text(&t.rows)));
+    }
+    md.push('\n');
+    for (order, differences) in tried {
+        md.push_str(&format!(
+            "### Serial order {}\n\n",
+            crate::orders::order_label(order)
+        ));
+        for diff in &differences.tables {
+            md.push_str(&table_markdown(diff));
+            md.push('\n');
+        }
+        if !differences.outcomes.is_empty() {
+            md.push_str("Write outcomes that differ:\n");
+            for diff in &differences.outcomes {
+                md.push_str(&outcome_markdown(case, diff));
+            }
+            md.push('\n');
+        }
+    }
+    Verdict::Finding(Finding {
+        title: "serializability violation: no serial order of the committed transactions has the run's effect"
+            .into(),
+        model: SERIALIZABILITY_MODEL.into(),
+        assumed_semantics: assumed.join("\n"),
+        explanation: md,
+        evidence: json!({
+            "committed": committed,
+            "concurrent_state": concurrent_state,
+            "orders": tried.iter().map(|(order, d)| json!({
+                "order": order.iter().map(|&t| txn_label(t)).collect::<Vec<_>>(),
+                "table_differences": d.tables,
+                "outcome_differences": d.outcomes.iter().map(outcome_json).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        }),
+    })
+}

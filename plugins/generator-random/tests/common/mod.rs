@@ -59,6 +59,7 @@ pub fn semantics(level: IsolationLevel) -> LevelSemantics {
         semi_consistent_writes: false,
         predicate_conflicts: true,
         serial_order: SerialOrder::CommitOrder,
+        serializable: false,
         notes: Vec::new(),
         references: Vec::new(),
     }
