@@ -14,6 +14,15 @@ use txlab_host::runner::CaseRunner;
 use txlab_plugin_api::ir::Verdict;
 use txlab_plugin_api::{PluginKind, ABI_VERSION};
 
+/// `println!` that does not panic when stdout is closed (`txlab … | head`):
+/// the run's results are on disk either way, and the exit code must stay true.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 /// Exit codes: what scripts and CI can rely on.
 const EXIT_CLEAN: u8 = 0;
 const EXIT_FINDINGS: u8 = 1;
@@ -186,7 +195,7 @@ fn dispatch(cli: &Cli) -> Result<u8> {
             let registry = Registry::discover(search_dirs(&cli.plugin_dirs, &loaded.plugin_dirs()));
             let resolved = Resolved::resolve(&loaded, &registry)?;
             resolved.check()?;
-            println!(
+            out!(
                 "{}: ok — dialect {} (driver {}), isolation {}, generator {}, oracles {}",
                 pipeline.display(),
                 resolved.info.name,
@@ -212,7 +221,7 @@ fn dispatch(cli: &Cli) -> Result<u8> {
             let registry = Registry::discover(search_dirs(&cli.plugin_dirs, &loaded.plugin_dirs()));
             let resolved = Resolved::resolve(&loaded, &registry)?;
             let report = txlab_host::bench::run(&resolved, (*samples).max(1), url.as_deref())?;
-            println!("{}", report.render());
+            out!("{}", report.render());
             if let Some(path) = json {
                 std::fs::write(path, serde_json::to_string_pretty(&report)?)?;
             }
@@ -336,7 +345,7 @@ fn replay(cli: &Cli, dir: &Path, times: u32, target: &FindingTarget) -> Result<u
     let mut runner = open_runner(&resolved, &env)?;
     let oracle = &setup.saved.provenance.oracle;
     let title = &setup.saved.finding.title;
-    println!("replaying {} ({oracle}: {title})", dir.display());
+    out!("replaying {} ({oracle}: {title})", dir.display());
     let (mut same, mut errors) = (0, 0);
     for i in 1..=times.max(1) {
         let line = match runner.evaluate(&setup.saved.generated, Some(oracle)) {
@@ -354,9 +363,9 @@ fn replay(cli: &Cli, dir: &Path, times: u32, target: &FindingTarget) -> Result<u
                 Some(Verdict::Pass) | None => "pass".to_string(),
             },
         };
-        println!("  run {i}: {line}");
+        out!("  run {i}: {line}");
     }
-    println!("reproduced {same}/{}", times.max(1));
+    out!("reproduced {same}/{}", times.max(1));
     Ok(if same > 0 {
         EXIT_FINDINGS
     } else if errors > 0 {
@@ -386,7 +395,7 @@ fn reduce_again(
     let env = Environment::new(&resolved, target.url.as_deref())?;
     let mut runner = open_runner(&resolved, &env)?;
     let p = &setup.saved.provenance;
-    println!(
+    out!(
         "reducing {} ({}: {}), at most {} trials or {}",
         dir.display(),
         p.oracle,
@@ -408,8 +417,8 @@ fn reduce_again(
         &setup.saved.finding.title,
         &overrides,
     )?;
-    println!("{summary}");
-    println!("written: {}", dir.join("reduction.json").display());
+    out!("{summary}");
+    out!("written: {}", dir.join("reduction.json").display());
     Ok(if summary.starts_with("reduced") {
         EXIT_FINDINGS
     } else {
@@ -423,18 +432,24 @@ fn print_summary(s: &pipeline::RunSummary) {
     } else {
         0.0
     };
-    println!(
+    out!(
         "txlab: {} cases in {:.1} s ({rate:.1} cases/s), seed {}",
-        s.cases, s.elapsed_secs, s.seed
+        s.cases,
+        s.elapsed_secs,
+        s.seed
     );
-    println!(
+    out!(
         "  passed {}, findings {} (in {} cases), undecided {}, tool errors {}",
-        s.passed, s.findings, s.cases_with_findings, s.undecided, s.errors
+        s.passed,
+        s.findings,
+        s.cases_with_findings,
+        s.undecided,
+        s.errors
     );
     let x = &s.exercised;
     let aborted: u64 = x.aborted.values().sum();
     let by_class: Vec<String> = x.aborted.iter().map(|(c, n)| format!("{c} {n}")).collect();
-    println!(
+    out!(
         "  exercised: {} transactions ({} committed, {} rolled back, {aborted} aborted{}), {} blocked statements in {} cases",
         x.transactions,
         x.committed,
@@ -446,23 +461,23 @@ fn print_summary(s: &pipeline::RunSummary) {
     let mut reasons: Vec<_> = s.undecided_reasons.iter().collect();
     reasons.sort_by(|a, b| b.1.cmp(a.1));
     for (reason, n) in reasons.into_iter().take(5) {
-        println!("  undecided {n}×: {reason}");
+        out!("  undecided {n}×: {reason}");
     }
     if let Some(why) = &s.stopped_early {
-        println!("  stopped early: {why}");
+        out!("  stopped early: {why}");
     }
     if s.errors > 0 {
-        println!(
+        out!(
             "  tool errors are listed in {}",
             s.run_dir.join("errors.log").display()
         );
     }
-    println!("  output: {}", s.run_dir.display());
+    out!("  output: {}", s.run_dir.display());
 }
 
 fn list_plugins(registry: &Registry) -> u8 {
     if registry.entries.is_empty() {
-        println!("no plugins found");
+        out!("no plugins found");
     } else {
         let rows: Vec<[String; 6]> = registry
             .entries
@@ -496,13 +511,13 @@ fn list_plugins(registry: &Registry) -> u8 {
             s.push_str(cells[5]);
             s
         };
-        println!("{}", line(header));
+        out!("{}", line(header));
         for r in &rows {
-            println!("{}", line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]]));
+            out!("{}", line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]]));
         }
     }
     for s in &registry.shadowed {
-        println!(
+        out!(
             "shadowed: {} `{}` in {} (the one in {} is used)",
             s.kind,
             s.name,
@@ -511,11 +526,11 @@ fn list_plugins(registry: &Registry) -> u8 {
         );
     }
     for p in &registry.problems {
-        println!("not loadable: {}", p.error);
+        out!("not loadable: {}", p.error);
     }
-    println!("this txlab speaks plugin ABI {ABI_VERSION}; searched:");
+    out!("this txlab speaks plugin ABI {ABI_VERSION}; searched:");
     for (d, exists) in &registry.searched {
-        println!(
+        out!(
             "  {}{}",
             d.path.display(),
             if *exists { "" } else { " (missing)" }
@@ -554,23 +569,26 @@ fn show_plugin(registry: &Registry, name: &str, kind: Option<&str>) -> Result<u8
         anyhow::bail!("{best}");
     }
     for r in found {
-        println!(
+        out!(
             "{} `{}` {} — {}",
-            r.entry.kind, r.entry.name, r.entry.version, r.entry.description
+            r.entry.kind,
+            r.entry.name,
+            r.entry.version,
+            r.entry.description
         );
-        println!(
+        out!(
             "library: {} ({} {}, plugin ABI {})",
             r.library.path.display(),
             r.library.manifest.library_name,
             r.library.manifest.library_version,
             r.library.manifest.abi
         );
-        println!("default configuration:");
+        out!("default configuration:");
         if r.entry.default_config.trim().is_empty() {
-            println!("  (none)");
+            out!("  (none)");
         } else {
             for l in r.entry.default_config.lines() {
-                println!("  {l}");
+                out!("  {l}");
             }
         }
     }

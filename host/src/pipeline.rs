@@ -324,7 +324,8 @@ impl Shared {
     /// (not a terminal), where indicatif would drop it.
     fn say(&self, line: String) {
         if self.progress.is_hidden() {
-            println!("{line}");
+            // Not println!: a closed stdout must not panic a worker.
+            let _ = writeln!(std::io::stdout(), "{line}");
         } else {
             self.progress.println(line);
         }
