@@ -409,7 +409,7 @@ impl Walk<'_> {
         }
         let outcome = &record.outcome;
         if let Outcome::Error(e) = outcome {
-            if e.class.is_concurrency() || e.scope != ErrorScope::Statement {
+            if e.class.is_concurrency() {
                 // The DBMS's concurrency control acted: the statement, or the whole
                 // transaction, had no effect. The model follows; it never reports
                 // an abort it did not predict.
@@ -675,9 +675,26 @@ impl Walk<'_> {
         };
         match (actual, expected) {
             (Outcome::Error(_), Outcome::Error(_)) => Ok(()),
-            (Outcome::Rows { rows: got, .. }, Outcome::Rows { rows: want, .. }) => {
+            (
+                Outcome::Rows {
+                    rows: got,
+                    columns: got_columns,
+                },
+                Outcome::Rows {
+                    rows: want,
+                    columns: want_columns,
+                },
+            ) => {
                 if !self.config.compare_query_results {
                     return Ok(());
+                }
+                if got_columns != want_columns {
+                    // Not a result of this statement as written: the executor did
+                    // not observe the read correctly (seen with a prepared
+                    // statement whose column list went stale after a schema change).
+                    return Err(Stop::Undecided(format!(
+                        "the real run's result has other columns than the statement projects: {at} returned {got_columns:?}, expected {want_columns:?}"
+                    )));
                 }
                 let (only_expected, only_actual) = multiset_difference(want, got);
                 if only_expected.is_empty() && only_actual.is_empty() {
@@ -723,7 +740,7 @@ impl Walk<'_> {
                 let excused = self.order_or_snapshot_excuse(model, at, semantics, statement, run);
                 if !matches!(e.class, ErrorClass::Constraint | ErrorClass::Data) {
                     return Err(Stop::Undecided(format!(
-                        "a statement failed with an error the model cannot reproduce on its view ({}): {at} {}",
+                        "a statement failed with an error of class `{}`, which the model cannot reproduce on its view: {at} {}",
                         e.class,
                         outcome_text(actual)
                     )));

@@ -112,7 +112,9 @@ fn an_error_the_view_cannot_reproduce_is_undecided() {
     h.statements[1][1].outcome = error(ErrorClass::Other, ErrorScope::Statement);
     let r = expect_undecided(check(&mut o, &case, &h));
     assert!(
-        r.starts_with("a statement failed with an error the model cannot reproduce on its view"),
+        r.starts_with(
+            "a statement failed with an error of class `error`, which the model cannot reproduce"
+        ),
         "{r}"
     );
 }
