@@ -223,7 +223,12 @@ impl Walk<'_> {
     }
 
     /// The completion-order position before which a blocked statement was sent.
-    fn submission_point(&self, i: usize, record: &StatementRecord) -> Result<usize, Stop> {
+    fn submission_point(
+        &self,
+        order: &[StatementRef],
+        i: usize,
+        record: &StatementRecord,
+    ) -> Result<usize, Stop> {
         let Some(sent) = record.submitted_us else {
             return Err(Stop::Undecided(format!(
                 "the history does not say when a statement that waited was sent: {}",
@@ -231,7 +236,7 @@ impl Walk<'_> {
             )));
         };
         let mut point = 0;
-        for (j, at) in self.history.completion_order[..i].iter().enumerate() {
+        for (j, at) in order[..i].iter().enumerate() {
             match self.history.record(*at).and_then(|r| r.completed_us) {
                 Some(done) if done <= sent => point = j + 1,
                 Some(_) => {}
@@ -294,11 +299,51 @@ impl Walk<'_> {
         Ok(scratch.normalise(&view)?)
     }
 
+    /// The execution order. Servers release locks before they answer COMMIT, so
+    /// a statement that waited may reply while the other transaction's COMMIT or
+    /// ROLLBACK is still in flight and be recorded before it; it ran after it.
+    /// A waiting statement that replied while another kind of statement of the
+    /// other transaction was in flight has no known place.
+    fn execution_order(&self) -> Result<Vec<StatementRef>, Stop> {
+        let mut order = self.history.completion_order.clone();
+        let mut k = 0;
+        while k < order.len() {
+            let at = order[k];
+            let record = self.history.record(at).expect("shape checked");
+            let (Some(_), Some(done)) = (&record.blocked, record.completed_us) else {
+                k += 1;
+                continue;
+            };
+            let in_flight = order[k + 1..].iter().position(|e| {
+                e.txn() != at.txn()
+                    && self
+                        .history
+                        .record(*e)
+                        .and_then(|r| r.submitted_us)
+                        .is_some_and(|sent| sent < done)
+            });
+            if let Some(offset) = in_flight {
+                let e = order[k + 1 + offset];
+                if !self.case.statement(e).is_some_and(Statement::is_end) {
+                    return Err(Stop::Undecided(format!(
+                        "a statement that waited replied while a statement of the other transaction was running, so their order is unknown: {at} and {e}"
+                    )));
+                }
+                let moved = order.remove(k);
+                order.insert(k + offset + 1, moved);
+                continue;
+            }
+            k += 1;
+        }
+        Ok(order)
+    }
+
     fn walk(&self, scratch: &mut Scratch<'_>, out: &mut Vec<Difference>) -> Result<(), Stop> {
         let initial = self.initial_view(scratch)?;
         let mut model = Model::new(initial, self.case.transactions.len());
         let mut states: Vec<Model> = Vec::new();
-        for (i, &at) in self.history.completion_order.iter().enumerate() {
+        let order = self.execution_order()?;
+        for (i, &at) in order.iter().enumerate() {
             states.push(model.clone());
             let t = at.txn();
             let statement = self.case.statement(at).expect("shape checked");
@@ -325,8 +370,9 @@ impl Walk<'_> {
                     }
                 }
                 Statement::Rollback => model.rollback(t),
-                _ => self
-                    .data_statement(scratch, &mut model, &states, i, at, statement, record, out)?,
+                _ => self.data_statement(
+                    scratch, &mut model, &states, &order, i, at, statement, record, out,
+                )?,
             }
             if aborted_here {
                 model.rollback(t);
@@ -384,6 +430,7 @@ impl Walk<'_> {
         scratch: &mut Scratch<'_>,
         model: &mut Model,
         states: &[Model],
+        order: &[StatementRef],
         i: usize,
         at: StatementRef,
         statement: &Statement,
@@ -396,7 +443,7 @@ impl Walk<'_> {
         let semantics = self.semantics(t).clone();
         let blocked = record.blocked.is_some();
         let sent_at = if blocked {
-            self.submission_point(i, record)?
+            self.submission_point(order, i, record)?
         } else {
             i
         };

@@ -324,6 +324,26 @@ fn f10_an_insert_of_a_deleted_key() {
         vec![r(&[1, 9], 2)],
     );
     assert_eq!(check(&mut o, &case, &waited), Verdict::Pass);
+    // Servers release locks before they answer COMMIT: the INSERT's reply may be
+    // recorded before the COMMIT that let it go on. It ran after the COMMIT.
+    let mut early = history(
+        &case,
+        &[0, 0, 1, 1, 0, 1],
+        vec![(at(0, 1), affected(1)), (at(1, 1), affected(1))],
+        vec![(at(1, 1), 3)],
+        committed(),
+        vec![r(&[1, 9], 2)],
+    );
+    early.statements[0][2].submitted_us = Some(33);
+    assert_eq!(early.statements[1][1].completed_us, Some(35));
+    assert_eq!(check(&mut o, &case, &early), Verdict::Pass);
+    // Replying while a data statement of the other transaction runs: no known place.
+    let mut unknown = early.clone();
+    unknown.statements[0][2].submitted_us = Some(41);
+    unknown.statements[0][1].submitted_us = Some(34);
+    unknown.completion_order = refs(&case.transactions, &[0, 1, 1, 0, 0, 1]);
+    let reason = expect_undecided(check(&mut o, &case, &unknown));
+    assert!(reason.starts_with("a statement that waited replied while a statement of the other transaction was running"), "{reason}");
     // Had it failed with a duplicate key after T1 committed the delete, that is a finding.
     let mut dup = waited.clone();
     dup.statements[1][1].outcome = error(ErrorClass::Constraint, ErrorScope::Statement);
