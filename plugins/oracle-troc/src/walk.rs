@@ -314,6 +314,12 @@ impl Walk<'_> {
                 k += 1;
                 continue;
             };
+            // A deadlock victim or a lock-wait timeout has no effect: its place
+            // does not matter.
+            if matches!(&record.outcome, Outcome::Error(e) if e.class.is_concurrency()) {
+                k += 1;
+                continue;
+            }
             let in_flight = order[k + 1..].iter().position(|e| {
                 e.txn() != at.txn()
                     && self
@@ -324,7 +330,14 @@ impl Walk<'_> {
             });
             if let Some(offset) = in_flight {
                 let e = order[k + 1 + offset];
-                if !self.case.statement(e).is_some_and(Statement::is_end) {
+                // The other transaction's end (COMMIT, ROLLBACK, or the statement it
+                // was aborted at) released the locks.
+                let ends_it = self.case.statement(e).is_some_and(Statement::is_end)
+                    || matches!(
+                        self.history.transactions[e.txn()].end,
+                        TxnEnd::Aborted { by, .. } if by == e
+                    );
+                if !ends_it {
                     return Err(Stop::Undecided(format!(
                         "a statement that waited replied while a statement of the other transaction was running, so their order is unknown: {at} and {e}"
                     )));
