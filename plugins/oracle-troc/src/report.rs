@@ -1,0 +1,123 @@
+//! Turns differences into a finding that names the model and the vendor
+//! semantics it assumed.
+
+use crate::walk::{rows_text, DiffKind, Difference};
+use serde_json::json;
+use txlab_plugin_api::prelude::*;
+
+pub const MODEL: &str = "Troc's transaction oracle (Dou et al., ICSE 2023): under pessimistic concurrency control, \
+each statement of a transaction, run alone on the database view its isolation level allows (visibility rules V1-V4 \
+over per-row version chains, taken from the dialect's semantics profile), must return the same rows and make the same \
+changes as in the concurrent run, the final table must hold the latest committed versions, a statement must wait for \
+row locks the other running transaction holds, and a level that aborts the second writer must abort it";
+
+/// Isolation levels of the case's transactions, each once, in a fixed order.
+fn involved_levels(case: &TestCase) -> Vec<IsolationLevel> {
+    let mut levels: Vec<IsolationLevel> = case.transactions.iter().map(|t| t.isolation).collect();
+    levels.sort();
+    levels.dedup();
+    levels
+}
+
+pub fn assumed_semantics(case: &TestCase, dialect: &DialectInfo) -> String {
+    let mut lines = vec![format!(
+        "dialect `{}`; every statement reads its view as the profile of its transaction's level says \
+         (snapshot point for plain SELECT; snapshot or latest committed rows for UPDATE, DELETE and locking reads; \
+         INSERT checks keys against the latest committed rows). The levels involved:\n",
+        dialect.name
+    )];
+    for level in involved_levels(case) {
+        lines.push(match dialect.level(level) {
+            None => format!("- {level}: not described by the dialect"),
+            Some(s) if s.notes.is_empty() => format!("- {}", s.summary()),
+            Some(s) => format!("- {} (notes: {})", s.summary(), s.notes.join("; ")),
+        });
+    }
+    lines.join("\n")
+}
+
+fn heading(case: &TestCase, d: &Difference) -> String {
+    match d.at {
+        Some(at) => format!(
+            "{} at `{at}` ({}, {})",
+            d.kind.title(),
+            case.statement(at).map_or("?", Statement::kind_name),
+            d.level.map_or("?", IsolationLevel::name)
+        ),
+        None => d.kind.title().to_string(),
+    }
+}
+
+fn title(case: &TestCase, differences: &[Difference]) -> String {
+    let first = &differences[0];
+    let mut title = format!("Troc: {}", heading(case, first));
+    if differences.len() > 1 {
+        title.push_str(&format!(" and {} more", differences.len() - 1));
+    }
+    title
+}
+
+fn explanation(case: &TestCase, history: &History, differences: &[Difference]) -> String {
+    let mut md = String::from(
+        "Every statement was run alone, in autocommit mode, on the database view its transaction's isolation \
+         level allows at the point where it executed in the real run (the completion order), built from the row \
+         versions written so far. The real run differs from that model:\n\n",
+    );
+    let order: Vec<String> = history
+        .completion_order
+        .iter()
+        .map(|at| {
+            let waited = history.record(*at).is_some_and(|r| r.blocked.is_some());
+            if waited {
+                format!("{at}(waited)")
+            } else {
+                at.to_string()
+            }
+        })
+        .collect();
+    md.push_str(&format!("**Execution order:** {}\n\n", order.join(" ")));
+    for d in differences {
+        md.push_str(&format!("### {}\n\n", heading(case, d)));
+        if d.kind != DiffKind::FinalState {
+            md.push_str(&format!("- view: {}\n", d.view));
+            if !d.view_rows.is_empty() || d.kind == DiffKind::QueryResult {
+                let label = match d.kind {
+                    DiffKind::MissingLock | DiffKind::MissingAbort => "rows concerned",
+                    _ => "rows of the view",
+                };
+                md.push_str(&format!("- {label}: {}\n", rows_text(&d.view_rows)));
+            }
+        }
+        md.push_str(&format!(
+            "- expected: {}\n- actual: {}\n",
+            d.expected, d.actual
+        ));
+        if !d.only_expected.is_empty() || !d.only_actual.is_empty() {
+            md.push_str(&format!(
+                "- only expected: {}\n- only in the real run: {}\n",
+                rows_text(&d.only_expected),
+                rows_text(&d.only_actual)
+            ));
+        }
+        md.push('\n');
+    }
+    md
+}
+
+pub fn finding(
+    case: &TestCase,
+    history: &History,
+    dialect: &DialectInfo,
+    differences: &[Difference],
+) -> Verdict {
+    Verdict::Finding(Finding {
+        title: title(case, differences),
+        model: MODEL.into(),
+        assumed_semantics: assumed_semantics(case, dialect),
+        explanation: explanation(case, history, differences),
+        evidence: json!({
+            "execution_order": history.completion_order.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+            "differences": differences,
+        }),
+    })
+}

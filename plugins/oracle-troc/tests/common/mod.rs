@@ -1,0 +1,400 @@
+//! Shared builders for the Troc oracle tests: profiles, cases, hand-made histories.
+#![allow(dead_code)]
+
+use txlab_oracle_troc::{TrocConfig, TrocOracle};
+use txlab_plugin_api::prelude::*;
+use txlab_testkit::{render_statement, MemoryDb};
+
+pub const RU: IsolationLevel = IsolationLevel::ReadUncommitted;
+pub const RC: IsolationLevel = IsolationLevel::ReadCommitted;
+pub const RR: IsolationLevel = IsolationLevel::RepeatableRead;
+pub const SER: IsolationLevel = IsolationLevel::Serializable;
+
+pub fn int(i: i64) -> Value {
+    Value::Int(i)
+}
+
+pub fn level(
+    level: IsolationLevel,
+    snapshot: SnapshotPoint,
+    write_reads: WriteReads,
+    write_conflict: WriteConflict,
+    semi_consistent_writes: bool,
+    predicate_conflicts: bool,
+) -> LevelSemantics {
+    LevelSemantics {
+        level,
+        snapshot,
+        write_reads,
+        write_conflict,
+        semi_consistent_writes,
+        predicate_conflicts,
+        serial_order: SerialOrder::CommitOrder,
+        notes: vec![format!("test profile of {level}")],
+        references: vec![],
+    }
+}
+
+fn dialect(name: &str, levels: Vec<LevelSemantics>) -> DialectInfo {
+    DialectInfo {
+        name: name.into(),
+        driver: "sqlite".into(),
+        levels,
+        features: Features::default(),
+        lock_probe: LockProbe::Driver,
+        session_control: SessionControl::default(),
+    }
+}
+
+/// InnoDB as the MySQL dialect declares it (innodb_snapshot_isolation off).
+pub fn innodb() -> DialectInfo {
+    use SnapshotPoint::*;
+    use WriteConflict::BlockThenProceed as Btp;
+    use WriteReads::LatestCommitted as Lc;
+    dialect(
+        "innodb-like",
+        vec![
+            level(RU, None, Lc, Btp, true, false),
+            level(RC, PerStatement, Lc, Btp, true, false),
+            level(RR, FirstRead, Lc, Btp, false, true),
+            level(SER, PerStatement, Lc, Btp, false, true),
+        ],
+    )
+}
+
+/// PostgreSQL as its dialect declares it.
+pub fn postgres() -> DialectInfo {
+    use SnapshotPoint::*;
+    use WriteConflict::*;
+    use WriteReads::*;
+    dialect(
+        "postgres-like",
+        vec![
+            level(
+                RC,
+                PerStatement,
+                LatestCommitted,
+                BlockThenProceed,
+                false,
+                false,
+            ),
+            level(RR, FirstStatement, Snapshot, BlockThenAbort, false, false),
+        ],
+    )
+}
+
+/// SQLite in WAL mode.
+pub fn sqlite() -> DialectInfo {
+    dialect(
+        "sqlite-like",
+        vec![level(
+            SER,
+            SnapshotPoint::FirstRead,
+            WriteReads::Snapshot,
+            WriteConflict::SingleWriter,
+            false,
+            true,
+        )],
+    )
+}
+
+pub fn oracle_with(config_json: &str, dialect: DialectInfo) -> TrocOracle {
+    let config: TrocConfig = parse_config(config_json).unwrap();
+    TrocOracle::new(config, OracleContext { dialect }).unwrap()
+}
+
+pub fn oracle(dialect: DialectInfo) -> TrocOracle {
+    oracle_with("", dialect)
+}
+
+/// Table `t(c1 INT, c2 INT)` (a primary key on c1 when `pk`).
+pub fn t2(pk: bool) -> Table {
+    Table {
+        name: "t".into(),
+        columns: ["c1", "c2"]
+            .iter()
+            .map(|n| Column {
+                name: n.to_string(),
+                ty: ColumnType::Int,
+                not_null: false,
+            })
+            .collect(),
+        primary_key: if pk { vec!["c1".into()] } else { vec![] },
+        unique: vec![],
+        indexes: vec![],
+    }
+}
+
+pub fn rows(table: &Table, rows: Vec<Vec<Value>>) -> TableRows {
+    TableRows {
+        table: table.name.clone(),
+        columns: table.column_names(),
+        rows,
+    }
+}
+
+/// Statement references from transaction indexes, one per statement (the
+/// artifact's `1-1-2-2` schedules, 0-based here).
+pub fn refs(transactions: &[Transaction], txn_ids: &[usize]) -> Vec<StatementRef> {
+    let mut next = vec![0usize; transactions.len()];
+    txn_ids
+        .iter()
+        .map(|&t| {
+            next[t] += 1;
+            StatementRef::new(t, next[t] - 1)
+        })
+        .collect()
+}
+
+pub fn txn(isolation: IsolationLevel, statements: Vec<Statement>) -> Transaction {
+    Transaction {
+        isolation,
+        kind: TxnKind::Explicit,
+        statements,
+    }
+}
+
+/// A case submitted in `submitted` order, instrumented by the oracle's `prepare`.
+pub fn prepared(
+    oracle: &mut TrocOracle,
+    tables: Vec<Table>,
+    initial_rows: Vec<TableRows>,
+    transactions: Vec<Transaction>,
+    submitted: &[usize],
+) -> TestCase {
+    let submitted_order = refs(&transactions, submitted);
+    let case = TestCase {
+        seed: 0,
+        generator: "test".into(),
+        schema: Schema { tables },
+        initial_rows,
+        transactions,
+        submitted_order,
+    };
+    case.validate().unwrap();
+    let case = oracle.prepare(case).unwrap();
+    case.validate().unwrap();
+    case
+}
+
+/// Rows as the prepared table holds them: the values, then the row id.
+pub fn r(values: &[i64], rid: i64) -> Vec<Value> {
+    let mut row: Vec<Value> = values.iter().map(|&v| int(v)).collect();
+    row.push(int(rid));
+    row
+}
+
+pub fn rn(values: &[Option<i64>], rid: i64) -> Vec<Value> {
+    let mut row: Vec<Value> = values.iter().map(|v| v.map_or(Value::Null, int)).collect();
+    row.push(int(rid));
+    row
+}
+
+pub fn result(case: &TestCase, rows: Vec<Vec<Value>>) -> Outcome {
+    Outcome::Rows {
+        columns: case.schema.tables[0].column_names(),
+        rows,
+    }
+}
+
+pub fn affected(rows: u64) -> Outcome {
+    Outcome::Affected { rows }
+}
+
+pub fn error(class: ErrorClass, scope: ErrorScope) -> Outcome {
+    Outcome::Error(DbError {
+        class,
+        scope,
+        code: None,
+        sqlstate: None,
+        message: format!("injected {class}"),
+    })
+}
+
+pub fn final_state(case: &TestCase, rows: Vec<Vec<Value>>) -> DbState {
+    let table = &case.schema.tables[0];
+    let mut state = DbState {
+        tables: vec![TableState {
+            table: table.name.clone(),
+            columns: table.column_names(),
+            rows,
+        }],
+    };
+    state.canonicalize();
+    state
+}
+
+/// A hand-made history: statements completed in `completion` order (transaction
+/// indexes); control statements succeed unless `outcomes` says otherwise, every
+/// data statement needs an outcome. `blocked` lists statements that waited:
+/// each was sent right after the completion-order position given with it.
+pub fn history(
+    case: &TestCase,
+    completion: &[usize],
+    outcomes: Vec<(StatementRef, Outcome)>,
+    blocked: Vec<(StatementRef, usize)>,
+    ends: Vec<TxnEnd>,
+    final_rows: Vec<Vec<Value>>,
+) -> History {
+    let completion_order = refs(&case.transactions, completion);
+    let mut statements: Vec<Vec<StatementRecord>> = case
+        .transactions
+        .iter()
+        .enumerate()
+        .map(|(t, txn)| {
+            txn.statements
+                .iter()
+                .enumerate()
+                .map(|(s, statement)| StatementRecord {
+                    at: StatementRef::new(t, s),
+                    sql: render_statement(statement),
+                    submitted_us: None,
+                    completed_us: None,
+                    blocked: None,
+                    outcome: Outcome::NotSubmitted,
+                })
+                .collect()
+        })
+        .collect();
+    for (i, &at) in completion_order.iter().enumerate() {
+        let statement = case.statement(at).unwrap();
+        let outcome = outcomes
+            .iter()
+            .find(|(r, _)| *r == at)
+            .map(|(_, o)| o.clone())
+            .unwrap_or_else(|| {
+                assert!(
+                    statement.is_control(),
+                    "the history needs an outcome for {at}"
+                );
+                Outcome::Done
+            });
+        let record = &mut statements[at.txn()][at.stmt()];
+        record.submitted_us = Some(i as u64 * 10 + 1);
+        record.completed_us = Some(i as u64 * 10 + 5);
+        record.outcome = outcome;
+    }
+    for (at, after) in blocked {
+        let record = &mut statements[at.txn()][at.stmt()];
+        // Sent after the `after`-th completion (1-based position), before the next.
+        record.submitted_us = Some(after as u64 * 10 - 4);
+        record.blocked = Some(Blocking {
+            detected_us: after as u64 * 10 - 3,
+            evidence: BlockEvidence::Probe,
+            resumed_after: None,
+        });
+    }
+    let transactions = ends
+        .into_iter()
+        .zip(&case.transactions)
+        .map(|(end, txn)| TransactionRecord {
+            isolation: txn.isolation,
+            end,
+            ended_us: None,
+        })
+        .collect();
+    History {
+        statements,
+        transactions,
+        completion_order,
+        final_state: Some(final_state(case, final_rows)),
+        unobserved: vec![],
+    }
+}
+
+pub fn committed() -> Vec<TxnEnd> {
+    vec![TxnEnd::Committed, TxnEnd::Committed]
+}
+
+pub fn at(t: usize, s: usize) -> StatementRef {
+    StatementRef::new(t, s)
+}
+
+/// Runs the check on a fresh [`MemoryDb`] and asserts that every session the
+/// oracle opened was closed.
+pub fn check(oracle: &mut TrocOracle, case: &TestCase, history: &History) -> Verdict {
+    let mut db = MemoryDb::new();
+    let verdict = oracle
+        .check(
+            &CheckInput {
+                case: case.clone(),
+                history: history.clone(),
+            },
+            &mut db,
+        )
+        .unwrap();
+    assert_eq!(db.open_sessions(), 0, "the oracle left sessions open");
+    verdict
+}
+
+pub fn expect_finding(verdict: Verdict) -> Finding {
+    match verdict {
+        Verdict::Finding(f) => f,
+        other => panic!("expected a finding, got {other:?}"),
+    }
+}
+
+pub fn expect_undecided(verdict: Verdict) -> String {
+    match verdict {
+        Verdict::Undecided { reason } => reason,
+        other => panic!("expected undecided, got {other:?}"),
+    }
+}
+
+pub fn eq(column: &str, v: i64) -> Expr {
+    Expr::eq(Expr::column(column), Expr::lit(int(v)))
+}
+
+pub fn select_all() -> Statement {
+    Statement::Select(Select {
+        table: "t".into(),
+        projection: Projection::All,
+        filter: None,
+        order_by: vec![],
+        lock: RowLock::None,
+    })
+}
+
+pub fn select_where(filter: Expr, lock: RowLock) -> Statement {
+    Statement::Select(Select {
+        table: "t".into(),
+        projection: Projection::All,
+        filter: Some(filter),
+        order_by: vec![],
+        lock,
+    })
+}
+
+pub fn update(assignments: Vec<(&str, Expr)>, filter: Option<Expr>) -> Statement {
+    Statement::Update(Update {
+        table: "t".into(),
+        assignments: assignments
+            .into_iter()
+            .map(|(c, value)| Assignment {
+                column: c.into(),
+                value,
+            })
+            .collect(),
+        filter,
+    })
+}
+
+pub fn delete(filter: Option<Expr>) -> Statement {
+    Statement::Delete(Delete {
+        table: "t".into(),
+        filter,
+    })
+}
+
+pub fn insert(values: &[i64]) -> Statement {
+    Statement::Insert(Insert {
+        table: "t".into(),
+        columns: vec!["c1".into(), "c2".into()],
+        rows: vec![values.iter().map(|&v| Expr::lit(int(v))).collect()],
+        on_conflict: OnConflict::Error,
+    })
+}
+
+pub fn lit(v: i64) -> Expr {
+    Expr::lit(int(v))
+}
