@@ -12,6 +12,7 @@ const SHIPPING: &[&str] = &[
     "txlab-dialect-postgres",
     "txlab-generator-random",
     "txlab-oracle-wss",
+    "txlab-oracle-troc",
 ];
 
 struct Env {
@@ -97,6 +98,7 @@ fn plugins_list_shows_every_shipped_plugin() {
         ("dialect", "cockroachdb"),
         ("generator", "random"),
         ("oracle", "wss"),
+        ("oracle", "troc"),
     ] {
         let row = out
             .lines()

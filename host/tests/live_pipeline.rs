@@ -70,6 +70,7 @@ async fn run_pipeline(
         "txlab-dialect-postgres",
         "txlab-generator-random",
         "txlab-oracle-wss",
+        "txlab-oracle-troc",
         "txlab-fixture-panicky",
     ]);
     let o = Command::new(env!("CARGO_BIN_EXE_txlab"))

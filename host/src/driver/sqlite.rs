@@ -230,24 +230,28 @@ fn execute_once(
     conn.progress_handler(1000, Some(move || Instant::now() >= deadline));
     let result = (|| {
         let mut stmt = conn.prepare(sql)?;
-        let columns: Vec<String> = stmt.column_names().into_iter().map(String::from).collect();
-        if columns.is_empty() {
-            let affected = stmt.raw_execute()? as u64;
-            return Ok(QueryResult {
-                returns_rows: false,
-                affected,
-                ..QueryResult::default()
-            });
-        }
-        let width = columns.len();
         let mut rows = Vec::new();
         let mut cursor = stmt.raw_query();
         while let Some(row) = cursor.next()? {
+            let width = row.as_ref().column_count();
             let mut values = Vec::with_capacity(width);
             for i in 0..width {
                 values.push(to_value(row.get_ref(i)?));
             }
             rows.push(values);
+        }
+        drop(cursor);
+        // The column list is read only now: a statement prepared against a
+        // schema another connection has since changed (a table replaced between
+        // cases) is re-prepared by SQLite at its first step, and until then
+        // reports the old table's columns.
+        let columns: Vec<String> = stmt.column_names().into_iter().map(String::from).collect();
+        if columns.is_empty() {
+            return Ok(QueryResult {
+                returns_rows: false,
+                affected: conn.changes(),
+                ..QueryResult::default()
+            });
         }
         Ok(QueryResult {
             returns_rows: true,
@@ -400,6 +404,37 @@ mod tests {
         let e = a.execute("UPDATE t SET v = 6").await.unwrap_err();
         assert_eq!(e.code, Some(ffi::SQLITE_BUSY_SNAPSHOT as i64));
         assert_eq!(e.in_transaction, Some(true));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_table_replaced_by_another_connection_reads_with_its_new_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = driver(&dir);
+        let mut a = d.connect().await.unwrap();
+        let mut b = d.connect().await.unwrap();
+        a.execute("CREATE TABLE t(k INT)").await.unwrap();
+        a.execute("INSERT INTO t VALUES (1)").await.unwrap();
+        // b caches the schema with the one-column table.
+        assert_eq!(b.execute("SELECT * FROM t").await.unwrap().columns, ["k"]);
+        a.execute("DROP TABLE t").await.unwrap();
+        a.execute("CREATE TABLE t(k INT, v TEXT, w INT)")
+            .await
+            .unwrap();
+        a.execute("INSERT INTO t VALUES (2, 'x', 3)").await.unwrap();
+        let r = b.execute("SELECT * FROM t").await.unwrap();
+        assert_eq!(r.columns, ["k", "v", "w"]);
+        assert_eq!(
+            r.rows,
+            vec![vec![Value::Int(2), Value::Text("x".into()), Value::Int(3)]]
+        );
+        // Inside a transaction as well, where the first read starts the snapshot.
+        a.execute("DROP TABLE t").await.unwrap();
+        a.execute("CREATE TABLE t(z INT)").await.unwrap();
+        b.execute("BEGIN").await.unwrap();
+        let r = b.execute("SELECT * FROM t").await.unwrap();
+        assert_eq!(r.columns, ["z"]);
+        assert!(r.rows.is_empty());
+        b.execute("COMMIT").await.unwrap();
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -157,6 +157,34 @@ fn lock_mode(statement: &Statement) -> Option<LockMode> {
     }
 }
 
+/// Whether some secondary index (with the primary key, which every InnoDB
+/// secondary index carries) holds every column `select` uses, so that the
+/// DBMS may answer it from that index alone.
+fn covered_by_a_secondary_index(table: &Table, select: &Select) -> bool {
+    let mut used: Vec<String> = Vec::new();
+    let mut add = |e: &Expr| used.extend(e.columns().into_iter().map(|c| c.column.clone()));
+    select.filter.iter().for_each(&mut add);
+    select.order_by.iter().for_each(&mut add);
+    match &select.projection {
+        Projection::All => used.extend(table.columns.iter().map(|c| c.name.clone())),
+        Projection::Exprs(exprs) => exprs.iter().for_each(&mut add),
+    }
+    let secondary = table
+        .unique
+        .iter()
+        .map(|cols| cols.iter().map(String::as_str).collect::<Vec<_>>())
+        .chain(
+            table
+                .indexes
+                .iter()
+                .map(|i| i.columns.iter().map(String::as_str).collect()),
+        );
+    secondary.into_iter().any(|index: Vec<&str>| {
+        used.iter()
+            .all(|c| index.contains(&c.as_str()) || table.primary_key.contains(c))
+    })
+}
+
 pub fn sorted(mut rows: Vec<Row>) -> Vec<Row> {
     rows.sort_by(|a, b| cmp_rows(a, b));
     rows
@@ -220,6 +248,20 @@ impl Walk<'_> {
         self.dialect
             .level(self.case.transactions[t].isolation)
             .expect("the scope check saw every level described")
+    }
+
+    /// A write of the other transaction that waited for a lock and was in
+    /// progress while `record` ran: InnoDB applies a statement row by row, so
+    /// such a write may have changed some rows before it waited.
+    fn write_in_flight(&self, at: StatementRef, record: &StatementRecord) -> Option<StatementRef> {
+        let (start, end) = (record.submitted_us?, record.completed_us?);
+        let other = 1 - at.txn();
+        self.history.statements.get(other)?.iter().find_map(|r| {
+            let write = self.case.statement(r.at).is_some_and(Statement::is_write);
+            let overlaps =
+                r.submitted_us.is_some_and(|s| s < end) && r.completed_us.is_none_or(|c| c > start);
+            (write && r.blocked.is_some() && overlaps).then_some(r.at)
+        })
     }
 
     /// The completion-order position before which a blocked statement was sent.
@@ -693,9 +735,21 @@ impl Walk<'_> {
             }
             if let Statement::Select(s) = statement {
                 if let Some(mode) = lock_mode(statement) {
-                    if let Ok(rids) = scratch.matching(level, &view, s.filter.as_ref())? {
-                        for r in rids {
-                            model.lock(t, r, mode);
+                    // InnoDB takes a shared locking read through a covering
+                    // secondary index on the index records only ("If a secondary
+                    // index is used in a search and the index record locks to be
+                    // set are exclusive, InnoDB also retrieves the corresponding
+                    // clustered index records and sets locks on them",
+                    // innodb-locks-set): a writer that changes other columns does
+                    // not wait. The model does not know which index the DBMS
+                    // chose, so it records no lock that could predict a wait.
+                    let index_only =
+                        mode == LockMode::Shared && covered_by_a_secondary_index(self.table, s);
+                    if !index_only {
+                        if let Ok(rids) = scratch.matching(level, &view, s.filter.as_ref())? {
+                            for r in rids {
+                                model.lock(t, r, mode);
+                            }
                         }
                     }
                 }
@@ -771,6 +825,13 @@ impl Walk<'_> {
                     if view_kind == ViewKind::Dirty {
                         return Err(Stop::Undecided(format!(
                             "read uncommitted: a read matches neither the latest versions nor the latest committed ones, and the profile lets it read any version of each row: {at}"
+                        )));
+                    }
+                }
+                if view_kind == ViewKind::Dirty {
+                    if let Some(w) = self.write_in_flight(at, record) {
+                        return Err(Stop::Undecided(format!(
+                            "read uncommitted: {at} ran while {w} of the other transaction was waiting for a lock, and a waiting write may already have changed the rows it reached first, which a dirty read sees"
                         )));
                     }
                 }

@@ -30,6 +30,7 @@ pub fn level(
         semi_consistent_writes,
         predicate_conflicts,
         serial_order: SerialOrder::CommitOrder,
+        serializable: false,
         notes: vec![format!("test profile of {level}")],
         references: vec![],
     }

@@ -1,0 +1,163 @@
+//! InnoDB behaviours seen on MariaDB 10.11 that are not bugs: a shared locking
+//! read through a covering secondary index locks index records only, and a
+//! dirty read sees the rows a waiting UPDATE changed before it waited. The
+//! same histories without the condition that explains them stay findings.
+
+mod common;
+
+use common::*;
+use txlab_plugin_api::prelude::*;
+
+/// `t(c1 INT PRIMARY KEY, c2 INT, c3 INT)`, with UNIQUE (c2) when `unique_c2`.
+fn t3(unique_c2: bool) -> Table {
+    Table {
+        name: "t".into(),
+        columns: ["c1", "c2", "c3"]
+            .iter()
+            .map(|n| Column {
+                name: n.to_string(),
+                ty: ColumnType::Int,
+                not_null: false,
+            })
+            .collect(),
+        primary_key: vec!["c1".into()],
+        unique: if unique_c2 {
+            vec![vec!["c2".into()]]
+        } else {
+            vec![]
+        },
+        indexes: vec![],
+    }
+}
+
+fn select_c1_c2_for_share() -> Statement {
+    Statement::Select(Select {
+        table: "t".into(),
+        projection: Projection::Exprs(vec![Expr::column("c1"), Expr::column("c2")]),
+        filter: None,
+        order_by: vec![],
+        lock: RowLock::ForShare,
+    })
+}
+
+/// T1 reads (c1, c2) FOR SHARE; T2 then updates c3 of the row at once.
+fn share_then_update(unique_c2: bool) -> (TestCase, History) {
+    let mut o = oracle(innodb());
+    let t = t3(unique_c2);
+    let case = prepared(
+        &mut o,
+        vec![t.clone()],
+        vec![rows(&t, vec![vec![int(1), int(9), int(0)]])],
+        vec![
+            txn(
+                SER,
+                vec![
+                    Statement::Begin,
+                    select_c1_c2_for_share(),
+                    Statement::Commit,
+                ],
+            ),
+            txn(
+                SER,
+                vec![
+                    Statement::Begin,
+                    update(vec![("c3", lit(5))], None),
+                    Statement::Commit,
+                ],
+            ),
+        ],
+        &[1, 0, 0, 1, 1, 0],
+    );
+    let history = history(
+        &case,
+        &[1, 0, 0, 1, 1, 0],
+        vec![
+            (
+                at(0, 1),
+                Outcome::Rows {
+                    columns: vec!["c1".into(), "c2".into()],
+                    rows: vec![vec![int(1), int(9)]],
+                },
+            ),
+            (at(1, 1), affected(1)),
+        ],
+        vec![],
+        committed(),
+        vec![r(&[1, 9, 5], 1)],
+    );
+    (case, history)
+}
+
+#[test]
+fn a_shared_lock_a_covering_index_may_have_taken_predicts_no_wait() {
+    let (case, history) = share_then_update(true);
+    assert_eq!(check(&mut oracle(innodb()), &case, &history), Verdict::Pass);
+    // Without an index that covers the read, the lock is on the row itself.
+    let (case, history) = share_then_update(false);
+    let finding = expect_finding(check(&mut oracle(innodb()), &case, &history));
+    assert!(finding.title.contains("missing lock"), "{}", finding.title);
+}
+
+/// T1 updates row 2 and then reads everything at READ UNCOMMITTED; T2's
+/// UPDATE of every row, sent after T1's UPDATE, changed row 1 and waits for
+/// row 2. T1's read sees row 1 as T2 left it. `sent_after` is the completion
+/// position after which T2's UPDATE was sent.
+fn dirty_read_of_a_waiting_update(sent_after: usize) -> (TestCase, History) {
+    let mut o = oracle(innodb());
+    let t = t2(true);
+    let case = prepared(
+        &mut o,
+        vec![t.clone()],
+        vec![rows(&t, vec![vec![int(1), int(1)], vec![int(2), int(2)]])],
+        vec![
+            txn(
+                RU,
+                vec![
+                    Statement::Begin,
+                    update(vec![("c2", lit(5))], Some(eq("c1", 2))),
+                    select_all(),
+                    Statement::Commit,
+                ],
+            ),
+            txn(
+                RU,
+                vec![
+                    Statement::Begin,
+                    update(
+                        vec![(
+                            "c2",
+                            Expr::binary(BinaryOp::Add, Expr::column("c2"), lit(1)),
+                        )],
+                        None,
+                    ),
+                    Statement::Commit,
+                ],
+            ),
+        ],
+        &[0, 1, 0, 1, 0, 0, 1],
+    );
+    let history = history(
+        &case,
+        &[0, 1, 0, 0, 0, 1, 1],
+        vec![
+            (at(0, 1), affected(1)),
+            (at(0, 2), result(&case, vec![r(&[1, 2], 1), r(&[2, 5], 2)])),
+            (at(1, 1), affected(2)),
+        ],
+        vec![(at(1, 1), sent_after)],
+        committed(),
+        vec![r(&[1, 2], 1), r(&[2, 6], 2)],
+    );
+    (case, history)
+}
+
+#[test]
+fn a_dirty_read_during_a_waiting_update_is_undecided() {
+    let (case, history) = dirty_read_of_a_waiting_update(3);
+    let reason = expect_undecided(check(&mut oracle(innodb()), &case, &history));
+    assert!(reason.contains("waiting for a lock"), "{reason}");
+    // Sent only after the read: nothing of it can have been seen.
+    let (case, history) = dirty_read_of_a_waiting_update(4);
+    let finding = expect_finding(check(&mut oracle(innodb()), &case, &history));
+    assert!(finding.title.contains("query result"), "{}", finding.title);
+}
