@@ -1,6 +1,8 @@
 //! A fake DBMS with row locks, for testing the executor's bookkeeping without a
 //! server. Statements are tiny commands: `BEGIN`, `COMMIT`, `ROLLBACK`,
-//! `W <key>` (write: exclusive lock on key), `R` (read, returns one row),
+//! `W <key>` (write: exclusive lock on key), `WD <key>` (a write that, once it
+//! had to wait for the key, fails as a duplicate key, like an INSERT whose key
+//! the holder committed), `R` (read, returns one row),
 //! `FAIL <code>` (an error with that vendor code). Lock grants happen under one
 //! mutex when the holder releases, so the monitor's answers are always current.
 
@@ -127,7 +129,7 @@ impl Session for FakeSession {
                 affected: 0,
             }),
             (Some("FAIL"), Some(code)) => Err(error(code.parse().unwrap(), "injected")),
-            (Some("W"), Some(key)) => {
+            (Some(command @ ("W" | "WD")), Some(key)) => {
                 {
                     let mut st = self.db.state.lock().unwrap();
                     st.cancelled.retain(|s| *s != self.id);
@@ -163,6 +165,9 @@ impl Session for FakeSession {
                     {
                         let mut st = self.db.state.lock().unwrap();
                         if st.locks.get(key) == Some(&self.id) {
+                            if command == "WD" {
+                                return Err(error(1062, "Duplicate entry for key 'PRIMARY'"));
+                            }
                             return Ok(QueryResult {
                                 affected: 1,
                                 ..QueryResult::default()

@@ -458,11 +458,13 @@ impl Run<'_, '_> {
     }
 
     /// A reply that arrives while `current` is in flight. A blocked statement
-    /// that succeeds now resumed because some transaction released its locks;
-    /// when `current` is what released them (a COMMIT or ROLLBACK, or an error
-    /// that ends its transaction), the server may still send the resumed reply
-    /// first. Such replies are held until `current` replies and then recorded on
-    /// the right side of it.
+    /// that replies now resumed because some transaction released its locks,
+    /// or was chosen as a deadlock victim; when `current` is what released
+    /// them (a COMMIT or ROLLBACK, or an error that ends its transaction), the
+    /// server may still send the resumed reply first, whether the resumed
+    /// statement then succeeded or failed (an INSERT whose key the holder
+    /// committed). Such replies are held until `current` replies and then
+    /// recorded on the right side of it.
     async fn reply_while_waiting(
         &mut self,
         current: StatementRef,
@@ -474,8 +476,7 @@ impl Run<'_, '_> {
             self.release_held(Some((reply, releases)));
             return self.process_queue().await;
         }
-        let resumed = matches!(reply.tag, Tag::Statement(x) if self.phase(x) == Phase::Blocked(x))
-            && reply.result.is_ok();
+        let resumed = matches!(reply.tag, Tag::Statement(x) if self.phase(x) == Phase::Blocked(x));
         if resumed {
             self.held.push(reply);
             return Ok(());

@@ -143,6 +143,34 @@ async fn a_resumed_reply_that_overtakes_the_commit_is_recorded_after_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_error_that_overtakes_the_commit_is_recorded_after_it() {
+    let mut db = FakeDb::new();
+    db.end_reply_delay = Duration::from_millis(20);
+    let (h, _) = run(
+        &db,
+        &[&["BEGIN", "W a", "COMMIT"], &["BEGIN", "WD a", "COMMIT"]],
+        &[1, 1, 2, 2, 1, 2],
+    )
+    .await;
+    // T2.2 fails once T1's COMMIT lets it go on; its reply arrives first.
+    assert_eq!(order(&h), ["T1.1", "T1.2", "T2.1", "T1.3", "T2.2", "T2.3"]);
+    let record = h.record(r(2, 2)).unwrap();
+    assert!(
+        matches!(&record.outcome, Outcome::Error(e) if e.class == ErrorClass::Constraint),
+        "{:?}",
+        record.outcome
+    );
+    assert_eq!(
+        record.blocked.as_ref().unwrap().resumed_after,
+        Some(r(1, 3))
+    );
+    assert!(
+        record.completed_us < h.record(r(1, 3)).unwrap().completed_us,
+        "the test did not make the resumed reply overtake the commit"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_blocked_transactions_later_statements_wait_while_others_go_on() {
     let db = FakeDb::new();
     // Submitted order puts T2's COMMIT before T1's; T2 is blocked then, so T1
