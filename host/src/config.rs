@@ -134,9 +134,10 @@ pub struct ReduceSection {
     pub max_time: HumanDuration,
     /// Runs of the reduced case that confirm it.
     pub confirm: u32,
-    /// Findings with the same oracle and title that are reduced in one run;
-    /// later ones are written as they are.
-    pub max_per_title: u32,
+    /// Findings of the same kind (oracle and signature: the title without
+    /// statement positions) that are reduced in one run; later ones are
+    /// written as they are.
+    pub max_per_kind: u32,
 }
 
 impl Default for ReduceSection {
@@ -147,7 +148,7 @@ impl Default for ReduceSection {
             max_trials: d.max_trials,
             max_time: HumanDuration(d.max_time),
             confirm: d.confirm,
-            max_per_title: 3,
+            max_per_kind: 3,
         }
     }
 }

@@ -70,35 +70,66 @@ pub fn write_finding(findings_dir: &Path, input: &FindingInput<'_>) -> std::io::
     Ok(dir)
 }
 
-/// Writes a reduction's outcome into a finding's directory: `reduction.json`
-/// always, `reduced/` with the reduced case's files when it reproduced, and a
-/// line in `report.md`.
+/// Writes a reduction's outcome into a finding's directory. A reduction that
+/// kept a case no larger than an earlier one replaces `reduced/` and
+/// `reduction.json` and notes the result in `report.md`. Otherwise an earlier
+/// reduction stays as it was and `reduction-attempt.json` goes beside it; with
+/// no earlier reduction, `reduction.json` and the note say what happened.
 pub fn write_reduction(
     finding_dir: &Path,
     report: &ReductionReport,
     reduced: Option<&FindingInput<'_>>,
 ) -> std::io::Result<()> {
-    std::fs::write(finding_dir.join("reduction.json"), json(report)?)?;
     let reduced_dir = finding_dir.join("reduced");
+    let earlier: Option<TestCase> = read_json(&reduced_dir.join("generated.json")).ok();
+    let better = |new: &TestCase| {
+        earlier.as_ref().is_none_or(|old| {
+            (new.statement_count(), new.transactions.len())
+                <= (old.statement_count(), old.transactions.len())
+        })
+    };
+    let Some(input) = reduced.filter(|r| better(r.generated)) else {
+        if earlier.is_some() {
+            return std::fs::write(finding_dir.join("reduction-attempt.json"), json(report)?);
+        }
+        std::fs::write(finding_dir.join("reduction.json"), json(report)?)?;
+        return note_reduction(finding_dir, report, false);
+    };
+    // Written beside the old one and swapped in, so that a failure half-way
+    // leaves the earlier reduction whole.
+    let fresh = finding_dir.join("reduced.new");
+    if fresh.exists() {
+        std::fs::remove_dir_all(&fresh)?;
+    }
+    write_finding_files(&fresh, input)?;
+    let report_md = fresh.join("report.md");
+    let text = std::fs::read_to_string(&report_md)?;
+    let (title, rest) = text.split_once('\n').unwrap_or((&text, ""));
+    std::fs::write(
+        &report_md,
+        format!(
+            "{title}\n\n> The reduced case of the finding in `..`: {}. `../reduction.json` lists what was removed.\n{rest}",
+            report.summary()
+        ),
+    )?;
     if reduced_dir.exists() {
         std::fs::remove_dir_all(&reduced_dir)?;
     }
-    if let Some(input) = reduced {
-        write_finding_files(&reduced_dir, input)?;
-    }
+    std::fs::rename(&fresh, &reduced_dir)?;
+    let _ = std::fs::remove_file(finding_dir.join("reduction-attempt.json"));
+    std::fs::write(finding_dir.join("reduction.json"), json(report)?)?;
+    note_reduction(finding_dir, report, true)
+}
+
+/// The reduction's line at the end of the finding's `report.md`.
+fn note_reduction(finding_dir: &Path, report: &ReductionReport, kept: bool) -> std::io::Result<()> {
     let report_md = finding_dir.join("report.md");
     let mut text = std::fs::read_to_string(&report_md)?;
     if let Some(cut) = text.find(REDUCTION_HEADING) {
         text.truncate(cut);
     }
-    let _ = writeln!(
-        text,
-        "{REDUCTION_HEADING}
-
-{}.",
-        report.summary()
-    );
-    if reduced.is_some() {
+    let _ = writeln!(text, "{REDUCTION_HEADING}\n\n{}.", report.summary());
+    if kept {
         let _ = writeln!(
             text,
             "The reduced case, its repro script and report are in `reduced/`; `reduction.json` lists what was removed."

@@ -8,7 +8,7 @@ use std::time::Duration;
 use txlab_host::config::LoadedPipeline;
 use txlab_host::findings::{FindingOrigin, SavedFinding};
 use txlab_host::pipeline::{self, reduce_and_write, Environment, Resolved, RunOptions, SetupError};
-use txlab_host::reduction::ReduceSettings;
+use txlab_host::reduction::{ReduceSettings, ReductionOutcome};
 use txlab_host::registry::{search_dirs, Registry};
 use txlab_host::runner::CaseRunner;
 use txlab_plugin_api::ir::Verdict;
@@ -345,6 +345,7 @@ fn replay(cli: &Cli, dir: &Path, times: u32, target: &FindingTarget) -> Result<u
     let mut runner = open_runner(&resolved, &env)?;
     let oracle = &setup.saved.provenance.oracle;
     let title = &setup.saved.finding.title;
+    let signature = setup.saved.finding.signature();
     out!("replaying {} ({oracle}: {title})", dir.display());
     let (mut same, mut errors) = (0, 0);
     for i in 1..=times.max(1) {
@@ -354,7 +355,7 @@ fn replay(cli: &Cli, dir: &Path, times: u32, target: &FindingTarget) -> Result<u
                 format!("tool error: {e}")
             }
             Ok(run) => match run.verdicts.into_iter().next().map(|(_, v)| v) {
-                Some(Verdict::Finding(f)) if &f.title == title => {
+                Some(Verdict::Finding(f)) if f.signature() == signature => {
                     same += 1;
                     "the same finding".to_string()
                 }
@@ -384,6 +385,17 @@ fn reduce_again(
     (max_trials, max_time, confirm): ReduceOverrides,
     target: &FindingTarget,
 ) -> Result<u8> {
+    if dir.file_name().is_some_and(|n| n == "reduced")
+        && dir
+            .parent()
+            .is_some_and(|p| p.join("provenance.json").exists())
+    {
+        anyhow::bail!(
+            "{} is a reduced case; reduce the finding it belongs to: txlab reduce {}",
+            dir.display(),
+            dir.parent().unwrap_or(dir).display()
+        );
+    }
     let setup = FindingSetup::load(cli, dir, target)?;
     let base = setup.loaded.pipeline.reduce.settings();
     let overrides = ReduceSettings {
@@ -403,7 +415,7 @@ fn reduce_again(
         overrides.max_trials,
         humantime::format_duration(overrides.max_time)
     );
-    let summary = reduce_and_write(
+    let report = reduce_and_write(
         &mut runner,
         dir,
         FindingOrigin {
@@ -414,15 +426,25 @@ fn reduce_again(
             request: setup.saved.request(),
         },
         &setup.saved.generated,
-        &setup.saved.finding.title,
+        &setup.saved.finding,
         &overrides,
+        None,
     )?;
-    out!("{summary}");
-    out!("written: {}", dir.join("reduction.json").display());
-    Ok(if summary.starts_with("reduced") {
-        EXIT_FINDINGS
+    out!("{}", report.summary());
+    // Exit 1 as long as a case shows the finding, as `replay` does.
+    let attempt = dir.join("reduction-attempt.json");
+    if attempt.exists() {
+        out!(
+            "an earlier, smaller reduction stays in {}; this attempt is in {}",
+            dir.join("reduced").display(),
+            attempt.display()
+        );
     } else {
-        EXIT_CLEAN
+        out!("written: {}", dir.join("reduction.json").display());
+    }
+    Ok(match report.outcome {
+        ReductionOutcome::OriginalDidNotReproduce => EXIT_CLEAN,
+        ReductionOutcome::Reduced | ReductionOutcome::ReducedDidNotReproduce => EXIT_FINDINGS,
     })
 }
 

@@ -5,7 +5,7 @@ use crate::config::{ConfigError, LoadedPipeline, PluginConfig};
 use crate::driver::Timeouts;
 use crate::executor::ExecutorSettings;
 use crate::findings::{write_finding, write_reduction, FindingInput, FindingOrigin};
-use crate::reduction::{reduce_finding, ReduceSettings};
+use crate::reduction::{reduce_finding, ReduceSettings, ReductionReport};
 use crate::registry::{NotFound, Registered, Registry};
 use crate::runner::CaseRunner;
 use crate::servers::{ServerDatabases, ServerKind};
@@ -294,9 +294,9 @@ struct Shared {
     undecided_log: Mutex<std::fs::File>,
     findings_dir: PathBuf,
     progress: ProgressBar,
-    /// Reductions started per oracle and finding title.
+    /// Reductions started per oracle and finding signature.
     reductions: Mutex<BTreeMap<(String, String), u32>>,
-    max_reductions_per_title: u32,
+    max_reductions_per_kind: u32,
 }
 
 impl Shared {
@@ -308,16 +308,16 @@ impl Shared {
         self.stop.store(true, Ordering::SeqCst);
     }
 
-    /// Whether a finding of `oracle` titled `title` gets reduced: the first
+    /// Whether a finding of `oracle` with `signature` gets reduced: the first
     /// few of each kind do, so that a DBMS with one frequent bug does not
     /// spend the run reducing it again and again.
-    fn may_reduce(&self, oracle: &str, title: &str) -> bool {
+    fn may_reduce(&self, oracle: &str, signature: &str) -> bool {
         let mut started = self.reductions.lock().expect("lock");
         let n = started
-            .entry((oracle.to_string(), title.to_string()))
+            .entry((oracle.to_string(), signature.to_string()))
             .or_default();
         *n += 1;
-        *n <= self.max_reductions_per_title
+        *n <= self.max_reductions_per_kind
     }
 
     /// A line above the progress bar, or on stdout when there is no bar
@@ -557,13 +557,17 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
         findings_dir,
         progress: progress.clone(),
         reductions: Mutex::new(BTreeMap::new()),
-        max_reductions_per_title: p.reduce.max_per_title,
+        max_reductions_per_kind: p.reduce.max_per_kind,
     });
     shared.refresh();
     let plan = Arc::new(plan);
     let started = Instant::now();
 
     let reduce = (p.reduce.enabled && !options.no_reduce).then(|| p.reduce.settings());
+    let run_ends = match *plan {
+        Plan::Until(end) => Some(end),
+        _ => None,
+    };
     std::thread::scope(|scope| -> Result<(), SetupError> {
         let mut handles = Vec::new();
         for (id, (generator, oracles)) in plugins.into_iter().enumerate() {
@@ -572,6 +576,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
                 generator,
                 runner: CaseRunner::open(resolved, &env, id, &setups, oracles)?,
                 reduce,
+                run_ends,
             };
             let shared = shared.clone();
             let plan = plan.clone();
@@ -618,6 +623,8 @@ struct Worker<'a> {
     generator: GeneratorHandle,
     runner: CaseRunner<'a>,
     reduce: Option<ReduceSettings>,
+    /// When a `--duration` run ends: no reduction runs past it.
+    run_ends: Option<Instant>,
 }
 
 /// What one case came to.
@@ -712,6 +719,9 @@ impl Worker<'_> {
         let run = self.runner.evaluate(&case, None)?;
         let mut findings = Vec::new();
         let mut undecided = Vec::new();
+        // Every finding is on disk before any reduction starts: whatever
+        // happens to a reduction, the findings are kept and counted.
+        let mut to_reduce = Vec::new();
         for (name, verdict) in &run.verdicts {
             match verdict {
                 Verdict::Pass => {}
@@ -724,34 +734,46 @@ impl Worker<'_> {
                         pipeline: &r.pipeline.path,
                         request,
                     };
-                    let input = FindingInput {
-                        origin,
-                        generated: &case,
-                        case: &run.prepared,
-                        rendered: &run.rendered,
-                        history: &run.history,
-                        finding,
-                    };
-                    // Written before the reduction starts: whatever happens
-                    // to the reduction, the finding is on disk.
-                    let dir = write_finding(&shared.findings_dir, &input)
-                        .map_err(|e| format!("cannot write a finding: {e}"))?;
-                    let reduction = match self.reduce {
-                        Some(settings) if shared.may_reduce(name, &finding.title) => Some(
-                            reduce_and_write(
-                                &mut self.runner,
-                                &dir,
-                                origin,
-                                &case,
-                                &finding.title,
-                                &settings,
-                            )
-                            .map_err(|e| format!("cannot write a reduction: {e}"))?,
-                        ),
-                        _ => None,
-                    };
-                    findings.push(WrittenFinding { dir, reduction });
+                    let dir = write_finding(
+                        &shared.findings_dir,
+                        &FindingInput {
+                            origin,
+                            generated: &case,
+                            case: &run.prepared,
+                            rendered: &run.rendered,
+                            history: &run.history,
+                            finding,
+                        },
+                    )
+                    .map_err(|e| format!("cannot write a finding: {e}"))?;
+                    if shared.may_reduce(name, finding.signature()) {
+                        to_reduce.push((findings.len(), origin, finding));
+                    }
+                    findings.push(WrittenFinding {
+                        dir,
+                        reduction: None,
+                    });
                 }
+            }
+        }
+        if let Some(settings) = self.reduce {
+            for (i, origin, finding) in to_reduce {
+                let dir = findings[i].dir.clone();
+                let summary = reduce_and_write(
+                    &mut self.runner,
+                    &dir,
+                    origin,
+                    &case,
+                    finding,
+                    &settings,
+                    self.run_ends,
+                )
+                .map(|report| report.summary())
+                .unwrap_or_else(|e| {
+                    tracing::warn!(target: "txlab::run", "the reduction of {} failed: {e}", dir.display());
+                    format!("the reduction failed: {e}")
+                });
+                findings[i].reduction = Some(summary);
             }
         }
         Ok(CaseResult {
@@ -769,10 +791,18 @@ pub fn reduce_and_write(
     dir: &Path,
     origin: FindingOrigin<'_>,
     generated: &TestCase,
-    title: &str,
+    finding: &Finding,
     settings: &ReduceSettings,
-) -> std::io::Result<String> {
-    let (report, reduced) = reduce_finding(runner, generated, origin.oracle, title, settings);
+    not_after: Option<Instant>,
+) -> std::io::Result<ReductionReport> {
+    let (report, reduced) = reduce_finding(
+        runner,
+        generated,
+        origin.oracle,
+        finding,
+        settings,
+        not_after,
+    );
     let finding = reduced
         .as_ref()
         .and_then(|r| r.run.finding_of(origin.oracle));
@@ -788,7 +818,7 @@ pub fn reduce_and_write(
             finding,
         });
     write_reduction(dir, &report, input.as_ref())?;
-    Ok(report.summary())
+    Ok(report)
 }
 
 /// Groups undecided reasons for the summary: the oracle and the first clause.

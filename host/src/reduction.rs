@@ -3,15 +3,17 @@
 //! The judge of [`txlab_reduce`] runs each smaller candidate through the same
 //! runner as the original case and asks the oracle that reported the finding;
 //! a candidate reproduces when that oracle reports a finding with the same
-//! title. A candidate that fails with a tool error does not reproduce. The
+//! signature (the kind of finding, without statement positions, which change
+//! as statements go). A candidate that fails with a tool error does not
+//! reproduce. The
 //! reduced case is then run `confirm` more times, and the report says how
 //! often it reproduced, because concurrency findings can depend on timing.
 
 use crate::runner::{CaseRunner, Evaluated};
 use serde::Serialize;
 use std::time::{Duration, Instant};
-use txlab_plugin_api::ir::TestCase;
-use txlab_reduce::{reduce, CaseSize, Limits};
+use txlab_plugin_api::ir::{Finding, TestCase};
+use txlab_reduce::{reduce, CaseSize, Limits, Stopped};
 
 /// What a reduction may spend, and how hard it checks its result.
 #[derive(Clone, Copy, Debug)]
@@ -47,7 +49,10 @@ pub enum ReductionOutcome {
 #[derive(Clone, Debug, Serialize)]
 pub struct ReductionReport {
     pub oracle: String,
+    /// The original finding's title.
     pub title: String,
+    /// What every candidate had to reproduce.
+    pub signature: String,
     pub outcome: ReductionOutcome,
     pub before: CaseSize,
     pub after: CaseSize,
@@ -66,9 +71,18 @@ pub struct ReductionReport {
 impl ReductionReport {
     /// One line for the console and the finding's report.
     pub fn summary(&self) -> String {
+        let budget = if self.stopped == Stopped::Minimal.describe() {
+            String::new()
+        } else {
+            format!(" ({})", self.stopped)
+        };
         match self.outcome {
+            ReductionOutcome::Reduced if self.steps.is_empty() => format!(
+                "could not be reduced: no part could go without losing the finding{budget}; reproduced {}/{}",
+                self.reproduced, self.confirm_runs
+            ),
             ReductionOutcome::Reduced => format!(
-                "reduced from {} to {} statements in {} to {} transactions, {} to {} initial rows; reproduced {}/{}",
+                "reduced from {} to {} statements, {} to {} transactions, {} to {} initial rows{budget}; reproduced {}/{}",
                 self.before.statements,
                 self.after.statements,
                 self.before.transactions,
@@ -82,8 +96,8 @@ impl ReductionReport {
                 "not reduced: the case did not show the finding again when re-run".to_string()
             }
             ReductionOutcome::ReducedDidNotReproduce => format!(
-                "not reduced: the reduced case reproduced 0/{} times",
-                self.confirm_runs
+                "not kept: the reduced case ({} statements) showed the finding in 0 of {} confirmation runs",
+                self.after.statements, self.confirm_runs
             ),
         }
     }
@@ -97,19 +111,28 @@ pub struct Reduced {
 }
 
 /// Reduces `generated` (the case as the generator made it) while `oracle`
-/// keeps reporting a finding titled `title`. Returns the report and, when the
-/// reduced case reproduced, the case with its last reproducing run.
+/// keeps reporting a finding like `finding` (same signature). No trial starts
+/// after `not_after`, when given, nor after the settings' time budget.
+/// Returns the report and, when the reduced case reproduced, the case with
+/// its last reproducing run.
 pub fn reduce_finding(
     runner: &mut CaseRunner<'_>,
     generated: &TestCase,
     oracle: &str,
-    title: &str,
+    finding: &Finding,
     settings: &ReduceSettings,
+    not_after: Option<Instant>,
 ) -> (ReductionReport, Option<Reduced>) {
     let started = Instant::now();
+    let signature = finding.signature();
     let mut judge = |case: &TestCase| -> Option<Evaluated> {
         match runner.evaluate(case, Some(oracle)) {
-            Ok(e) if e.finding_of(oracle).is_some_and(|f| f.title == title) => Some(e),
+            Ok(e)
+                if e.finding_of(oracle)
+                    .is_some_and(|f| f.signature() == signature) =>
+            {
+                Some(e)
+            }
             Ok(_) => None,
             Err(e) => {
                 tracing::debug!(target: "txlab::reduce", "a candidate failed with a tool error: {e}");
@@ -119,7 +142,8 @@ pub fn reduce_finding(
     };
     let mut report = ReductionReport {
         oracle: oracle.to_string(),
-        title: title.to_string(),
+        title: finding.title.clone(),
+        signature: signature.to_string(),
         outcome: ReductionOutcome::OriginalDidNotReproduce,
         before: CaseSize::of(generated),
         after: CaseSize::of(generated),
@@ -138,7 +162,10 @@ pub fn reduce_finding(
         generated.clone(),
         Limits {
             max_trials: settings.max_trials,
-            deadline: Some(started + settings.max_time),
+            deadline: Some(match not_after {
+                Some(end) => end.min(started + settings.max_time),
+                None => started + settings.max_time,
+            }),
         },
         |case| judge(case).is_some(),
     );

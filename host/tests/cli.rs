@@ -409,7 +409,7 @@ fn a_finding_is_reduced_to_the_statements_that_matter_and_replays() {
         "p.toml",
         "[run]\ncases = 40\nseed = 11\n\n[target]\ndialect = \"sqlite\"\n\n\
          [generator]\nplugin = \"random\"\n[generator.config]\ntransactions = [3, 4]\nstatements = [3, 6]\n\n\
-         [reduce]\nmax_per_title = 1\n\n[[oracle]]\nplugin = \"blocked\"\n",
+         [reduce]\nmax_per_kind = 1\n\n[[oracle]]\nplugin = \"blocked\"\n",
     );
     let out = env.out();
     let o = env.txlab(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
@@ -423,7 +423,7 @@ fn a_finding_is_reduced_to_the_statements_that_matter_and_replays() {
         .iter()
         .filter(|d| d.join("reduction.json").exists())
         .collect();
-    assert_eq!(reduced.len(), 1, "max_per_title = 1: {findings:?}");
+    assert_eq!(reduced.len(), 1, "max_per_kind = 1: {findings:?}");
     let finding = reduced[0];
     let reduction = read_json(&finding.join("reduction.json"));
     assert_eq!(reduction["outcome"], "reduced", "{reduction:#}");
@@ -457,13 +457,21 @@ fn a_finding_is_reduced_to_the_statements_that_matter_and_replays() {
         report.contains("## Reduction") && report.contains("reduced/"),
         "{report}"
     );
+    let reduced_report = std::fs::read_to_string(reduced_dir.join("report.md")).unwrap();
+    assert!(
+        reduced_report.contains("> The reduced case of the finding"),
+        "{reduced_report}"
+    );
+    let steps = reduction["steps"].as_array().unwrap();
+    assert!(!steps.is_empty(), "{reduction:#}");
 
     // The reduced case shows the finding again.
     let o = env.txlab(&["replay", reduced_dir.to_str().unwrap(), "--times", "2"]);
     assert_eq!(o.status.code(), Some(1), "{}\n{}", stdout(&o), stderr(&o));
     assert!(stdout(&o).contains("reproduced 2/2"), "{}", stdout(&o));
 
-    // Reducing again with a budget of one trial keeps the original case.
+    // Reducing again with a budget of one trial keeps the original case, which
+    // does not replace the smaller one: the attempt is written beside it.
     let o = env.txlab(&[
         "reduce",
         finding.to_str().unwrap(),
@@ -473,9 +481,27 @@ fn a_finding_is_reduced_to_the_statements_that_matter_and_replays() {
         "1",
     ]);
     assert_eq!(o.status.code(), Some(1), "{}\n{}", stdout(&o), stderr(&o));
-    let again = read_json(&finding.join("reduction.json"));
+    let again = read_json(&finding.join("reduction-attempt.json"));
     assert_eq!(again["stopped"], "the trial budget ran out", "{again:#}");
     assert_eq!(again["after"], again["before"], "{again:#}");
+    assert_eq!(read_json(&finding.join("reduction.json")), reduction);
+    assert_eq!(
+        read_json(&reduced_dir.join("generated.json"))["transactions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    assert!(
+        stdout(&o).contains("could not be reduced")
+            && stdout(&o).contains("the trial budget ran out"),
+        "{}",
+        stdout(&o)
+    );
+    // A reduced case is not reduced on its own.
+    let o = env.txlab(&["reduce", reduced_dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is a reduced case"), "{}", stderr(&o));
 }
 
 #[test]

@@ -153,7 +153,7 @@ async fn reduce_on_the_server(kind: ServerKind, dialect: &str) {
         format!(
             "[run]\nseed = 5\n\n[target]\ndialect = \"{dialect}\"\n\n\
              [generator]\nplugin = \"random\"\n[generator.config]\ntransactions = [3, 3]\n\n\
-             [reduce]\nmax_per_title = 1\n\n[[oracle]]\nplugin = \"blocked\"\n"
+             [reduce]\nmax_per_kind = 1\n\n[[oracle]]\nplugin = \"blocked\"\n"
         ),
     )
     .unwrap();

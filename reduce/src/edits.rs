@@ -337,6 +337,9 @@ pub fn without_schema(case: &TestCase, gone: &BTreeSet<SchemaUnit>) -> Option<Te
 
 /// One statement made simpler, keeping everything else.
 pub struct Simplification {
+    /// The statement simplified.
+    pub at: StatementRef,
+    /// What was done to it.
     pub what: String,
     pub case: TestCase,
 }
@@ -389,10 +392,7 @@ pub fn simplifications(case: &TestCase) -> Vec<Simplification> {
             let mut push = |what: String, replacement: Statement| {
                 let mut case = case.clone();
                 case.transactions[t].statements[s] = replacement;
-                out.push(Simplification {
-                    what: format!("{at}: {what}"),
-                    case,
-                });
+                out.push(Simplification { at, what, case });
             };
             let filter = match statement {
                 Statement::Select(x) => x.filter.as_ref(),

@@ -62,8 +62,9 @@ pub struct Reduction {
     pub case: TestCase,
     /// Cases handed to the judge.
     pub trials: usize,
-    /// The removals and simplifications kept, in order; statement and
-    /// transaction numbers are those of the case before each step.
+    /// The removals and simplifications kept, in order. Transactions and
+    /// statements are named as in the original case (`T3.2` of the case that
+    /// was reduced), rows by their values.
     pub steps: Vec<String>,
     pub stopped: Stopped,
 }
@@ -98,8 +99,19 @@ pub fn reduce(
     limits: Limits,
     reproduces: impl FnMut(&TestCase) -> bool,
 ) -> Reduction {
+    let origin = case
+        .transactions
+        .iter()
+        .enumerate()
+        .map(|(t, txn)| {
+            (0..txn.statements.len())
+                .map(|s| StatementRef::new(t, s))
+                .collect()
+        })
+        .collect();
     let mut search = Search {
         case,
+        origin,
         tried: HashSet::new(),
         trials: 0,
         limits,
@@ -116,8 +128,12 @@ pub fn reduce(
     }
 }
 
+/// For every statement of the current case, its name in the original case.
+type Origin = Vec<Vec<StatementRef>>;
+
 struct Search<F> {
     case: TestCase,
+    origin: Origin,
     /// Candidates already judged, by their JSON form.
     tried: HashSet<String>,
     trials: usize,
@@ -135,38 +151,80 @@ impl<F: FnMut(&TestCase) -> bool> Search<F> {
                 "transaction",
                 (0..self.case.transactions.len()).collect(),
                 without_transactions,
-                |t| txn_label(*t),
+                |origin, gone| {
+                    let mut kept = origin.clone();
+                    let mut t = 0;
+                    kept.retain(|_| {
+                        t += 1;
+                        !gone.contains(&(t - 1))
+                    });
+                    kept
+                },
+                |_, origin, &t| txn_label(origin[t][0].txn()),
             );
             progress |= self.remove_units(
                 "statement",
                 removable_statements(&self.case),
                 without_statements,
-                |s| s.to_string(),
+                |origin, gone| {
+                    origin
+                        .iter()
+                        .enumerate()
+                        .map(|(t, refs)| {
+                            refs.iter()
+                                .enumerate()
+                                .filter(|(s, _)| !gone.contains(&StatementRef::new(t, *s)))
+                                .map(|(_, r)| *r)
+                                .collect()
+                        })
+                        .collect()
+                },
+                |_, origin, at| origin[at.txn()][at.stmt()].to_string(),
             );
             progress |= self.remove_units(
                 "INSERT row",
                 insert_rows(&self.case),
                 without_insert_rows,
-                |(s, r)| format!("{s} row {}", r + 1),
+                |origin, _| origin.clone(),
+                |case, origin, &(at, r)| {
+                    let values = match case.statement(at) {
+                        Some(Statement::Insert(i)) => i.rows.get(r).map(|row| {
+                            row.iter()
+                                .map(|e| match e {
+                                    Expr::Literal(v) => v.to_string(),
+                                    _ => "…".to_string(),
+                                })
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        }),
+                        _ => None,
+                    };
+                    format!(
+                        "({}) of {}",
+                        values.unwrap_or_default(),
+                        origin[at.txn()][at.stmt()]
+                    )
+                },
             );
-            let tables: Vec<String> = self
-                .case
-                .initial_rows
-                .iter()
-                .map(|r| r.table.clone())
-                .collect();
             progress |= self.remove_units(
                 "initial row",
                 initial_rows(&self.case),
                 without_initial_rows,
-                move |&(t, r)| format!("{} row {}", tables[t], r + 1),
+                |origin, _| origin.clone(),
+                |case, _, &(t, r)| {
+                    let rows = &case.initial_rows[t];
+                    let values: Vec<String> =
+                        rows.rows[r].iter().map(ToString::to_string).collect();
+                    format!("({}) of {}", values.join(", "), rows.table)
+                },
             );
             progress |= self.simplify();
             progress |= self.remove_units(
                 "schema part",
                 schema_units(&self.case),
                 without_schema,
-                |u| u.to_string(),
+                |origin, _| origin.clone(),
+                |_, _, u| u.to_string(),
             );
             if !progress || self.stopped.is_some() {
                 return;
@@ -205,14 +263,19 @@ impl<F: FnMut(&TestCase) -> bool> Search<F> {
     }
 
     /// Removes as many of `units` as it can, in chunks of halving size.
+    /// `edit` and `renumber` apply a set of removed units to the case and to
+    /// its origin as they were when the pass started; `name` names a unit
+    /// from that case and origin.
     fn remove_units<U: Ord + Clone + Debug>(
         &mut self,
         kind: &str,
         units: Vec<U>,
         edit: fn(&TestCase, &BTreeSet<U>) -> Option<TestCase>,
-        name: impl Fn(&U) -> String,
+        renumber: impl Fn(&Origin, &BTreeSet<U>) -> Origin,
+        name: impl Fn(&TestCase, &Origin, &U) -> String,
     ) -> bool {
         let base = self.case.clone();
+        let base_origin = self.origin.clone();
         let mut live = units;
         let mut gone = BTreeSet::new();
         let mut progress = false;
@@ -229,11 +292,15 @@ impl<F: FnMut(&TestCase) -> bool> Search<F> {
                 let removed = &live[i..end];
                 let kept = edit(&base, &trial).is_some_and(|candidate| {
                     self.attempt(candidate, || {
-                        let names: Vec<String> = removed.iter().map(&name).collect();
+                        let names: Vec<String> = removed
+                            .iter()
+                            .map(|u| name(&base, &base_origin, u))
+                            .collect();
                         removal_step(kind, &names)
                     })
                 });
                 if kept {
+                    self.origin = renumber(&base_origin, &trial);
                     gone = trial;
                     live.drain(i..end);
                     progress = true;
@@ -257,8 +324,12 @@ impl<F: FnMut(&TestCase) -> bool> Search<F> {
                 if self.out_of_budget() {
                     return progress;
                 }
-                let what = s.what;
-                if self.attempt(s.case, || format!("simplified {what}")) {
+                let what = format!(
+                    "simplified {}: {}",
+                    self.origin[s.at.txn()][s.at.stmt()],
+                    s.what
+                );
+                if self.attempt(s.case, || what) {
                     progress = true;
                     continue 'again;
                 }

@@ -162,6 +162,29 @@ fn the_structural_minimum_is_reached() {
     assert_eq!(size.columns, 2, "{:#?}", r.case.schema);
     assert!(!r.steps.is_empty());
     assert!(update_then_delete(&r.case));
+    // Steps name statements as in the original case: T1 and T3 went first, so
+    // the statements removed later belong to T2 and T4 there.
+    let statement_steps: Vec<&String> = r
+        .steps
+        .iter()
+        .filter(|s| s.starts_with("removed statement"))
+        .collect();
+    assert!(!statement_steps.is_empty(), "{:#?}", r.steps);
+    for step in statement_steps {
+        assert!(
+            !step.contains("T1.")
+                && !step.contains("T3.")
+                && (step.contains("T2.") || step.contains("T4.")),
+            "{step}"
+        );
+    }
+    assert!(
+        r.steps
+            .iter()
+            .any(|s| s.contains("of t") && s.starts_with("removed")),
+        "rows are named by their values and table: {:#?}",
+        r.steps
+    );
 }
 
 #[test]

@@ -14,10 +14,16 @@ pub enum Verdict {
     Finding(Finding),
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
     /// Short name of what went wrong, e.g. "tx-WSS violation: final states differ".
     pub title: String,
+    /// What kind of finding this is, without anything that names a position in
+    /// the case (statement or transaction numbers, counts): the reducer keeps a
+    /// smaller case when the same oracle reports a finding with the same
+    /// signature. Empty means the title serves.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub signature: String,
     /// The model the run violates, e.g. "write-specific serializability (FCRFS order)".
     pub model: String,
     /// The vendor semantics the oracle assumed to hold, from the dialect profile.
@@ -27,4 +33,15 @@ pub struct Finding {
     /// Machine-readable evidence (diffs, schedules) written into the finding.
     #[serde(default)]
     pub evidence: serde_json::Value,
+}
+
+impl Finding {
+    /// The signature, or the title when the oracle gave none.
+    pub fn signature(&self) -> &str {
+        if self.signature.is_empty() {
+            &self.title
+        } else {
+            &self.signature
+        }
+    }
 }

@@ -48,6 +48,20 @@ fn heading(case: &TestCase, d: &Difference) -> String {
     }
 }
 
+/// The first difference without its position: what kind, of which statement
+/// kind, at which level. A reduced case keeps it while statements renumber.
+fn signature(case: &TestCase, d: &Difference) -> String {
+    match d.at {
+        Some(at) => format!(
+            "Troc: {} ({}, {})",
+            d.kind.title(),
+            case.statement(at).map_or("?", Statement::kind_name),
+            d.level.map_or("?", IsolationLevel::name)
+        ),
+        None => format!("Troc: {}", d.kind.title()),
+    }
+}
+
 fn title(case: &TestCase, differences: &[Difference]) -> String {
     let first = &differences[0];
     let mut title = format!("Troc: {}", heading(case, first));
@@ -112,6 +126,7 @@ pub fn finding(
 ) -> Verdict {
     Verdict::Finding(Finding {
         title: title(case, differences),
+        signature: signature(case, &differences[0]),
         model: MODEL.into(),
         assumed_semantics: assumed_semantics(case, dialect),
         explanation: explanation(case, history, differences),

@@ -114,6 +114,7 @@ pub fn verdict(j: &Judgement<'_>) -> Verdict {
         };
     }
     Verdict::Finding(Finding {
+        signature: String::new(),
         title: title(j.results),
         model: MODEL.into(),
         assumed_semantics: assumed_semantics(j),
@@ -456,6 +457,7 @@ pub fn serializability_finding(
         }
     }
     Verdict::Finding(Finding {
+        signature: String::new(),
         title: "serializability violation: no serial order of the committed transactions has the run's effect"
             .into(),
         model: SERIALIZABILITY_MODEL.into(),
