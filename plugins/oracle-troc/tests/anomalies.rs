@@ -88,6 +88,12 @@ fn a_dirty_read_at_read_committed_is_found() {
         finding.explanation
     );
     assert_eq!(finding.evidence["differences"][0]["kind"], "query_result");
+    // The position-free kind of finding the reducer keeps while statements renumber.
+    assert_eq!(
+        finding.signature,
+        "Troc: inconsistent query result (SELECT, read-committed)"
+    );
+    insta::assert_snapshot!("dirty_read_explanation", finding.explanation);
     // The same history is fine at READ UNCOMMITTED, and so is the clean read.
     let mut o = oracle(innodb());
     let case = dirty_read_case(&mut o, RU);
