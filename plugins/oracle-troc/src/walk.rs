@@ -250,6 +250,83 @@ impl Walk<'_> {
             .expect("the scope check saw every level described")
     }
 
+    /// At a level whose snapshot is taken by the first consistent read, a read
+    /// whose result is that of a snapshot taken now, not at the earlier read,
+    /// is undecided when every earlier consistent read returned no rows:
+    /// InnoDB creates its read view when a read first touches the table, and
+    /// a read the optimizer answers without the table (an impossible WHERE,
+    /// such as `c IS NULL` on a NOT NULL column) returns nothing and takes none.
+    #[allow(clippy::too_many_arguments)]
+    fn later_snapshot_excuse(
+        &self,
+        scratch: &mut Scratch<'_>,
+        model: &Model,
+        at: StatementRef,
+        level: IsolationLevel,
+        statement: &Statement,
+        run: &ViewRun,
+        record: &StatementRecord,
+    ) -> Result<(), Stop> {
+        let Outcome::Rows { rows: got, .. } = &record.outcome else {
+            return Ok(());
+        };
+        // A consistent read that returned rows touched the table, so it took
+        // the snapshot: then nothing excuses a later one.
+        let touched = (0..at.stmt()).any(|s| {
+            let earlier = StatementRef::new(at.txn(), s);
+            matches!(self.case.statement(earlier), Some(Statement::Select(x)) if x.lock == RowLock::None)
+                && matches!(
+                    self.history.record(earlier).map(|r| &r.outcome),
+                    Some(Outcome::Rows { rows, .. }) if !rows.is_empty()
+                )
+        });
+        if touched {
+            return Ok(());
+        }
+        let same = |want: &Outcome| match want {
+            Outcome::Rows { rows, .. } => {
+                let (a, b) = multiset_difference(rows, got);
+                a.is_empty() && b.is_empty()
+            }
+            _ => false,
+        };
+        if same(&run.outcome) {
+            return Ok(());
+        }
+        let now = model.view(at.txn(), ViewKind::LatestCommitted);
+        if now == run.before {
+            return Ok(());
+        }
+        let later = scratch.run(level, &now, statement)?;
+        if same(&later.outcome) {
+            return Err(Stop::Undecided(format!(
+                "vendor-defined: {at} read what a snapshot taken at it would show, not the snapshot of the transaction's earlier read; InnoDB takes the snapshot when a read first touches the table, and an earlier read the optimizer answered without the table (an impossible WHERE) takes none"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Whether the other transaction may already have been rolled back as a
+    /// deadlock victim (or by another concurrency error) while `record` ran:
+    /// one of its statements that waited ends with such an error, sent before
+    /// `record` replied. The server detects the deadlock when this statement
+    /// asks for the victim's lock, rolls the victim back, and lets this one
+    /// go on; the victim's error can reach the client after this reply, so
+    /// the history may show the victim's locks as still held.
+    fn other_may_be_a_victim_already(&self, at: StatementRef, record: &StatementRecord) -> bool {
+        let Some(end) = record.completed_us else {
+            return false;
+        };
+        let other = 1 - at.txn();
+        self.history.statements.get(other).is_some_and(|records| {
+            records.iter().any(|r| {
+                r.blocked.is_some()
+                    && r.submitted_us.is_some_and(|s| s < end)
+                    && matches!(&r.outcome, Outcome::Error(e) if e.class.is_concurrency())
+            })
+        })
+    }
+
     /// A write of the other transaction that waited for a lock and was in
     /// progress while `record` ran: InnoDB applies a statement row by row, so
     /// such a write may have changed some rows before it waited.
@@ -504,6 +581,7 @@ impl Walk<'_> {
         };
         let commits_when_sent = states[sent_at].commits;
         let plain_select = matches!(statement, Statement::Select(s) if s.lock == RowLock::None);
+        let snapshot_taken_earlier = model.txns[t].snapshot.is_some();
         match semantics.snapshot {
             SnapshotPoint::FirstStatement => model.take_snapshot(t, commits_when_sent),
             SnapshotPoint::FirstRead if plain_select => model.take_snapshot(t, commits_when_sent),
@@ -523,7 +601,11 @@ impl Walk<'_> {
 
         // Missing lock: the other transaction is running and holds a lock on a row
         // this statement must lock, yet the statement went through at once.
-        if self.config.check_missing_locks && !blocked && outcome.is_success() && model.is_active(u)
+        if self.config.check_missing_locks
+            && !blocked
+            && outcome.is_success()
+            && model.is_active(u)
+            && !self.other_may_be_a_victim_already(at, record)
         {
             let held = &model.txns[u].locks;
             let conflicting: Vec<Rid> = match semantics.write_conflict {
@@ -709,6 +791,14 @@ impl Walk<'_> {
             {
                 return Err(Stop::Undecided(same_value_reason(at)));
             }
+        }
+
+        if plain_select
+            && snapshot_taken_earlier
+            && choice == Choice::Snapshot
+            && semantics.snapshot == SnapshotPoint::FirstRead
+        {
+            self.later_snapshot_excuse(scratch, model, at, level, statement, &run, record)?;
         }
 
         self.compare(

@@ -161,3 +161,151 @@ fn a_dirty_read_during_a_waiting_update_is_undecided() {
     let finding = expect_finding(check(&mut oracle(innodb()), &case, &history));
     assert!(finding.title.contains("query result"), "{}", finding.title);
 }
+
+/// T2 reads nothing (`c2 IS NULL`), T1 then changes row 1 and commits, and T2
+/// reads everything, seeing `seen` in row 1.
+fn read_after_an_empty_first_read(seen: i64) -> (TestCase, History) {
+    let mut o = oracle(innodb());
+    let t = t2(true);
+    let case = prepared(
+        &mut o,
+        vec![t.clone()],
+        vec![rows(&t, vec![vec![int(1), int(1)]])],
+        vec![
+            txn(
+                RR,
+                vec![
+                    Statement::Begin,
+                    update(vec![("c2", lit(7))], Some(eq("c1", 1))),
+                    Statement::Commit,
+                ],
+            ),
+            txn(
+                RR,
+                vec![
+                    Statement::Begin,
+                    select_where(
+                        Expr::IsNull {
+                            operand: Box::new(Expr::column("c2")),
+                            negated: false,
+                        },
+                        RowLock::None,
+                    ),
+                    select_all(),
+                    Statement::Commit,
+                ],
+            ),
+        ],
+        &[0, 1, 1, 0, 0, 1, 1],
+    );
+    let history = history(
+        &case,
+        &[0, 1, 1, 0, 0, 1, 1],
+        vec![
+            (at(1, 1), result(&case, vec![])),
+            (at(0, 1), affected(1)),
+            (at(1, 2), result(&case, vec![r(&[1, seen], 1)])),
+        ],
+        vec![],
+        committed(),
+        vec![r(&[1, 7], 1)],
+    );
+    (case, history)
+}
+
+#[test]
+fn a_read_that_sees_a_later_snapshot_than_its_first_read_is_vendor_defined() {
+    // An empty first read the optimizer may answer without the table.
+    let (case, history) = read_after_an_empty_first_read(7);
+    let reason = expect_undecided(check(&mut oracle(innodb()), &case, &history));
+    assert!(reason.contains("impossible WHERE"), "{reason}");
+    // The snapshot of the first read: as the profile says.
+    let (case, history) = read_after_an_empty_first_read(1);
+    assert_eq!(check(&mut oracle(innodb()), &case, &history), Verdict::Pass);
+    // Neither snapshot explains it.
+    let (case, history) = read_after_an_empty_first_read(3);
+    let finding = expect_finding(check(&mut oracle(innodb()), &case, &history));
+    assert!(finding.title.contains("query result"), "{}", finding.title);
+}
+
+/// T2 updates row 1, then waits for row 2, which T1 updated. T1's update of
+/// row 1 makes a deadlock: the server rolls T2 back and T1 goes on without
+/// waiting; T2's deadlock error reaches the client only after T1's COMMIT.
+/// With `victim = false` the same T2 is no victim: its wait ends after T1's
+/// COMMIT and it commits, so T1's update of row 1 went through T2's lock.
+fn deadlock_victims_error_arrives_late(victim: bool) -> (TestCase, History) {
+    let mut o = oracle(innodb());
+    let t = t2(true);
+    let case = prepared(
+        &mut o,
+        vec![t.clone()],
+        vec![rows(&t, vec![vec![int(1), int(1)], vec![int(2), int(2)]])],
+        vec![
+            txn(
+                RC,
+                vec![
+                    Statement::Begin,
+                    update(vec![("c2", lit(20))], Some(eq("c1", 2))),
+                    update(vec![("c2", lit(10))], Some(eq("c1", 1))),
+                    Statement::Commit,
+                ],
+            ),
+            txn(
+                RC,
+                vec![
+                    Statement::Begin,
+                    update(vec![("c2", lit(11))], Some(eq("c1", 1))),
+                    update(vec![("c2", lit(21))], Some(eq("c1", 2))),
+                    Statement::Commit,
+                ],
+            ),
+        ],
+        &[0, 1, 1, 0, 1, 0, 0, 1],
+    );
+    let (completion, t2_update, t2_end, final_rows) = if victim {
+        (
+            vec![0, 1, 1, 0, 0, 0, 1],
+            error(ErrorClass::Deadlock, ErrorScope::Transaction),
+            TxnEnd::Aborted {
+                by: at(1, 2),
+                class: ErrorClass::Deadlock,
+            },
+            vec![r(&[1, 10], 1), r(&[2, 20], 2)],
+        )
+    } else {
+        (
+            vec![0, 1, 1, 0, 0, 0, 1, 1],
+            affected(1),
+            TxnEnd::Committed,
+            vec![r(&[1, 10], 1), r(&[2, 21], 2)],
+        )
+    };
+    let history = history(
+        &case,
+        &completion,
+        vec![
+            (at(1, 1), affected(1)),
+            (at(0, 1), affected(1)),
+            (at(0, 2), affected(1)),
+            (at(1, 2), t2_update),
+        ],
+        vec![(at(1, 2), 4)],
+        vec![TxnEnd::Committed, t2_end],
+        final_rows,
+    );
+    (case, history)
+}
+
+#[test]
+fn a_deadlock_victims_late_error_does_not_make_a_missing_lock() {
+    let (case, history) = deadlock_victims_error_arrives_late(true);
+    let verdict = check(&mut oracle(innodb()), &case, &history);
+    assert!(!matches!(&verdict, Verdict::Finding(_)), "{verdict:?}");
+    let (case, history) = deadlock_victims_error_arrives_late(false);
+    let finding = expect_finding(check(&mut oracle(innodb()), &case, &history));
+    assert!(
+        finding.title.contains("missing lock at `T1.3`"),
+        "{}",
+        finding.title
+    );
+}
