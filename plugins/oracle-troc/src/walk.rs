@@ -157,6 +157,15 @@ fn lock_mode(statement: &Statement) -> Option<LockMode> {
     }
 }
 
+/// A FOR SHARE read that a secondary index covers: InnoDB may answer it from
+/// that index, locking the index records only, so it neither holds nor waits
+/// for locks on the rows themselves (a FOR UPDATE of the same row through the
+/// primary key does not stop it).
+fn shared_read_through_a_covering_index(table: &Table, statement: &Statement) -> bool {
+    matches!(statement, Statement::Select(s)
+        if s.lock == RowLock::ForShare && covered_by_a_secondary_index(table, s))
+}
+
 /// Whether some secondary index (with the primary key, which every InnoDB
 /// secondary index carries) holds every column `select` uses, so that the
 /// DBMS may answer it from that index alone.
@@ -606,6 +615,7 @@ impl Walk<'_> {
             && outcome.is_success()
             && model.is_active(u)
             && !self.other_may_be_a_victim_already(at, record)
+            && !shared_read_through_a_covering_index(self.table, statement)
         {
             let held = &model.txns[u].locks;
             let conflicting: Vec<Rid> = match semantics.write_conflict {
@@ -833,8 +843,7 @@ impl Walk<'_> {
                     // innodb-locks-set): a writer that changes other columns does
                     // not wait. The model does not know which index the DBMS
                     // chose, so it records no lock that could predict a wait.
-                    let index_only =
-                        mode == LockMode::Shared && covered_by_a_secondary_index(self.table, s);
+                    let index_only = shared_read_through_a_covering_index(self.table, statement);
                     if !index_only {
                         if let Ok(rids) = scratch.matching(level, &view, s.filter.as_ref())? {
                             for r in rids {

@@ -309,3 +309,60 @@ fn a_deadlock_victims_late_error_does_not_make_a_missing_lock() {
         finding.title
     );
 }
+
+/// T2 locks every row FOR UPDATE; T1 then reads (c1, c2) FOR SHARE at once.
+fn update_lock_then_share(unique_c2: bool) -> (TestCase, History) {
+    let mut o = oracle(innodb());
+    let t = t3(unique_c2);
+    let for_update = Statement::Select(Select {
+        table: "t".into(),
+        projection: Projection::All,
+        filter: None,
+        order_by: vec![],
+        lock: RowLock::ForUpdate,
+    });
+    let case = prepared(
+        &mut o,
+        vec![t.clone()],
+        vec![rows(&t, vec![vec![int(1), int(9), int(0)]])],
+        vec![
+            txn(
+                RC,
+                vec![
+                    Statement::Begin,
+                    select_c1_c2_for_share(),
+                    Statement::Commit,
+                ],
+            ),
+            txn(RC, vec![Statement::Begin, for_update, Statement::Commit]),
+        ],
+        &[0, 1, 1, 0, 0, 1],
+    );
+    let history = history(
+        &case,
+        &[0, 1, 1, 0, 0, 1],
+        vec![
+            (at(1, 1), result(&case, vec![r(&[1, 9, 0], 1)])),
+            (
+                at(0, 1),
+                Outcome::Rows {
+                    columns: vec!["c1".into(), "c2".into()],
+                    rows: vec![vec![int(1), int(9)]],
+                },
+            ),
+        ],
+        vec![],
+        committed(),
+        vec![r(&[1, 9, 0], 1)],
+    );
+    (case, history)
+}
+
+#[test]
+fn a_shared_read_a_covering_index_may_answer_need_not_wait_for_a_row_lock() {
+    let (case, history) = update_lock_then_share(true);
+    assert_eq!(check(&mut oracle(innodb()), &case, &history), Verdict::Pass);
+    let (case, history) = update_lock_then_share(false);
+    let finding = expect_finding(check(&mut oracle(innodb()), &case, &history));
+    assert!(finding.title.contains("missing lock"), "{}", finding.title);
+}
