@@ -134,6 +134,8 @@ pub struct ReduceSection {
     pub max_time: HumanDuration,
     /// Runs of the reduced case that confirm it.
     pub confirm: u32,
+    /// Runs of each candidate before it counts as not reproducing.
+    pub attempts: u32,
     /// Findings of the same kind (oracle and signature: the title without
     /// statement positions) that are reduced in one run; later ones are
     /// written as they are.
@@ -148,6 +150,7 @@ impl Default for ReduceSection {
             max_trials: d.max_trials,
             max_time: HumanDuration(d.max_time),
             confirm: d.confirm,
+            attempts: d.attempts,
             max_per_kind: 3,
         }
     }
@@ -159,6 +162,7 @@ impl ReduceSection {
             max_trials: self.max_trials,
             max_time: self.max_time.0,
             confirm: self.confirm,
+            attempts: self.attempts,
         }
     }
 }
@@ -250,8 +254,11 @@ impl LoadedPipeline {
                 "the pipeline needs at least one [[oracle]] table".into(),
             ));
         }
-        if p.reduce.confirm == 0 {
-            return Err(self.error_at(None, "`reduce.confirm` must be at least 1".into()));
+        if p.reduce.confirm == 0 || p.reduce.attempts == 0 {
+            return Err(self.error_at(
+                None,
+                "`reduce.confirm` and `reduce.attempts` must be at least 1".into(),
+            ));
         }
         if p.run.workers == 0 {
             return Err(self.error_at(None, "`run.workers` must be at least 1".into()));

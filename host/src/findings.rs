@@ -88,6 +88,16 @@ pub fn write_reduction(
                 <= (old.statement_count(), old.transactions.len())
         })
     };
+    if let Some(case) = &report.unconfirmed {
+        // Replayable as it is: the case, and the finding and provenance it
+        // should show.
+        let dir = finding_dir.join("unconfirmed");
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(dir.join("generated.json"), json(case)?)?;
+        for f in ["provenance.json", "finding.json"] {
+            std::fs::copy(finding_dir.join(f), dir.join(f))?;
+        }
+    }
     let Some(input) = reduced.filter(|r| better(r.generated)) else {
         if earlier.is_some() {
             return std::fs::write(finding_dir.join("reduction-attempt.json"), json(report)?);

@@ -122,6 +122,10 @@ enum Command {
         /// Runs that confirm the reduced case (overrides reduce.confirm).
         #[arg(long)]
         confirm: Option<u32>,
+        /// Runs of each candidate before it counts as not reproducing, for a
+        /// finding that shows only some of the time (overrides reduce.attempts).
+        #[arg(long)]
+        attempts: Option<u32>,
         #[command(flatten)]
         target: FindingTarget,
     },
@@ -237,8 +241,14 @@ fn dispatch(cli: &Cli) -> Result<u8> {
             max_trials,
             max_time,
             confirm,
+            attempts,
             target,
-        } => reduce_again(cli, finding, (*max_trials, *max_time, *confirm), target),
+        } => reduce_again(
+            cli,
+            finding,
+            (*max_trials, *max_time, *confirm, *attempts),
+            target,
+        ),
         Command::Run {
             pipeline,
             cases,
@@ -377,15 +387,17 @@ fn replay(cli: &Cli, dir: &Path, times: u32, target: &FindingTarget) -> Result<u
 }
 
 /// Command-line overrides of the pipeline's `[reduce]` settings.
-type ReduceOverrides = (Option<usize>, Option<Duration>, Option<u32>);
+type ReduceOverrides = (Option<usize>, Option<Duration>, Option<u32>, Option<u32>);
 
 fn reduce_again(
     cli: &Cli,
     dir: &Path,
-    (max_trials, max_time, confirm): ReduceOverrides,
+    (max_trials, max_time, confirm, attempts): ReduceOverrides,
     target: &FindingTarget,
 ) -> Result<u8> {
-    if dir.file_name().is_some_and(|n| n == "reduced")
+    if dir
+        .file_name()
+        .is_some_and(|n| n == "reduced" || n == "unconfirmed")
         && dir
             .parent()
             .is_some_and(|p| p.join("provenance.json").exists())
@@ -402,6 +414,7 @@ fn reduce_again(
         max_trials: max_trials.unwrap_or(base.max_trials),
         max_time: max_time.unwrap_or(base.max_time),
         confirm: confirm.unwrap_or(base.confirm).max(1),
+        attempts: attempts.unwrap_or(base.attempts).max(1),
     };
     let resolved = setup.resolve()?;
     let env = Environment::new(&resolved, target.url.as_deref())?;

@@ -22,6 +22,10 @@ pub struct ReduceSettings {
     pub max_time: Duration,
     /// Runs of the reduced case after the reduction.
     pub confirm: u32,
+    /// Runs of each candidate before it counts as not reproducing: more than
+    /// one for findings that depend on timing. The original case gets at
+    /// least `confirm` runs to show the finding again.
+    pub attempts: u32,
 }
 
 impl Default for ReduceSettings {
@@ -30,6 +34,7 @@ impl Default for ReduceSettings {
             max_trials: 300,
             max_time: Duration::from_secs(120),
             confirm: 3,
+            attempts: 1,
         }
     }
 }
@@ -56,7 +61,8 @@ pub struct ReductionReport {
     pub outcome: ReductionOutcome,
     pub before: CaseSize,
     pub after: CaseSize,
-    /// Candidate cases run, the re-run of the original included.
+    /// Candidate cases tried (each up to `attempts` runs), the re-runs of
+    /// the original included.
     pub trials: usize,
     pub elapsed_secs: f64,
     /// Why the search ended.
@@ -66,6 +72,11 @@ pub struct ReductionReport {
     pub confirm_runs: u32,
     /// Confirmation runs that showed the finding again.
     pub reproduced: u32,
+    /// The reduced case when no confirmation run showed the finding: kept for
+    /// `txlab replay`, since a finding that shows only some of the time can
+    /// miss three runs.
+    #[serde(skip)]
+    pub unconfirmed: Option<TestCase>,
 }
 
 impl ReductionReport {
@@ -92,11 +103,12 @@ impl ReductionReport {
                 self.reproduced,
                 self.confirm_runs
             ),
-            ReductionOutcome::OriginalDidNotReproduce => {
-                "not reduced: the case did not show the finding again when re-run".to_string()
-            }
+            ReductionOutcome::OriginalDidNotReproduce => format!(
+                "not reduced: the case did not show the finding again in {} re-runs",
+                self.trials
+            ),
             ReductionOutcome::ReducedDidNotReproduce => format!(
-                "not kept: the reduced case ({} statements) showed the finding in 0 of {} confirmation runs",
+                "unconfirmed: the reduced case ({} statements) showed the finding in 0 of {} confirmation runs; it is in unconfirmed/ for txlab replay",
                 self.after.statements, self.confirm_runs
             ),
         }
@@ -153,8 +165,15 @@ pub fn reduce_finding(
         steps: Vec::new(),
         confirm_runs: 0,
         reproduced: 0,
+        unconfirmed: None,
     };
-    if judge(generated).is_none() {
+    // A finding that depends on timing may not show on the first re-run.
+    let first_tries = settings.attempts.max(settings.confirm).max(1);
+    let shown = (1..=first_tries).any(|i| {
+        report.trials = i as usize;
+        judge(generated).is_some()
+    });
+    if !shown {
         report.elapsed_secs = started.elapsed().as_secs_f64();
         return (report, None);
     }
@@ -167,7 +186,7 @@ pub fn reduce_finding(
                 None => started + settings.max_time,
             }),
         },
-        |case| judge(case).is_some(),
+        |case| (0..settings.attempts.max(1)).any(|_| judge(case).is_some()),
     );
     let mut last = None;
     for _ in 0..settings.confirm.max(1) {
@@ -183,6 +202,7 @@ pub fn reduce_finding(
     report.outcome = if last.is_some() {
         ReductionOutcome::Reduced
     } else {
+        report.unconfirmed = Some(reduction.case.clone());
         ReductionOutcome::ReducedDidNotReproduce
     };
     report.after = CaseSize::of(&reduction.case);
