@@ -260,38 +260,30 @@ impl Walk<'_> {
     }
 
     /// At a level whose snapshot is taken by the first consistent read, a read
-    /// whose result is that of a snapshot taken now, not at the earlier read,
-    /// is undecided when every earlier consistent read returned no rows:
-    /// InnoDB creates its read view when a read first touches the table, and
-    /// a read the optimizer answers without the table (an impossible WHERE,
-    /// such as `c IS NULL` on a NOT NULL column) returns nothing and takes none.
+    /// that shows the snapshot of a later read of its transaction is undecided
+    /// when the reads before that one all returned no rows: InnoDB creates its
+    /// read view when a read first touches the table, and a read the optimizer
+    /// answers without the table (an impossible WHERE, such as `c IS NULL` on a
+    /// NOT NULL column) returns nothing and takes none. The snapshot may
+    /// therefore come from any earlier read up to the first that returned
+    /// rows, or, when none did, from this one.
     #[allow(clippy::too_many_arguments)]
     fn later_snapshot_excuse(
         &self,
         scratch: &mut Scratch<'_>,
         model: &Model,
+        states: &[Model],
+        order: &[StatementRef],
         at: StatementRef,
         level: IsolationLevel,
         statement: &Statement,
+        kind: ViewKind,
         run: &ViewRun,
         record: &StatementRecord,
     ) -> Result<(), Stop> {
         let Outcome::Rows { rows: got, .. } = &record.outcome else {
             return Ok(());
         };
-        // A consistent read that returned rows touched the table, so it took
-        // the snapshot: then nothing excuses a later one.
-        let touched = (0..at.stmt()).any(|s| {
-            let earlier = StatementRef::new(at.txn(), s);
-            matches!(self.case.statement(earlier), Some(Statement::Select(x)) if x.lock == RowLock::None)
-                && matches!(
-                    self.history.record(earlier).map(|r| &r.outcome),
-                    Some(Outcome::Rows { rows, .. }) if !rows.is_empty()
-                )
-        });
-        if touched {
-            return Ok(());
-        }
         let same = |want: &Outcome| match want {
             Outcome::Rows { rows, .. } => {
                 let (a, b) = multiset_difference(rows, got);
@@ -302,15 +294,45 @@ impl Walk<'_> {
         if same(&run.outcome) {
             return Ok(());
         }
-        let now = model.view(at.txn(), ViewKind::LatestCommitted);
-        if now == run.before {
-            return Ok(());
+        // The commit counts at which the snapshot may have been taken.
+        let t = at.txn();
+        let mut points = Vec::new();
+        let mut touched = false;
+        for (j, earlier) in order.iter().enumerate() {
+            if earlier.txn() != t || earlier.stmt() >= at.stmt() {
+                continue;
+            }
+            let plain = matches!(self.case.statement(*earlier), Some(Statement::Select(x)) if x.lock == RowLock::None);
+            if !plain {
+                continue;
+            }
+            points.push(states[j].commits);
+            if matches!(
+                self.history.record(*earlier).map(|r| &r.outcome),
+                Some(Outcome::Rows { rows, .. }) if !rows.is_empty()
+            ) {
+                touched = true;
+                break;
+            }
         }
-        let later = scratch.run(level, &now, statement)?;
-        if same(&later.outcome) {
-            return Err(Stop::Undecided(format!(
-                "vendor-defined: {at} read what a snapshot taken at it would show, not the snapshot of the transaction's earlier read; InnoDB takes the snapshot when a read first touches the table, and an earlier read the optimizer answered without the table (an impossible WHERE) takes none"
-            )));
+        if !touched {
+            points.push(model.commits);
+        }
+        let taken = model.txns[t].snapshot;
+        points.retain(|p| Some(*p) != taken);
+        points.dedup();
+        for point in points {
+            let mut later = model.clone();
+            later.txns[t].snapshot = Some(point);
+            let view = later.view(t, kind);
+            if view == run.before {
+                continue;
+            }
+            if same(&scratch.run(level, &view, statement)?.outcome) {
+                return Err(Stop::Undecided(format!(
+                    "vendor-defined: {at} read what a snapshot taken at a later read of its transaction shows; InnoDB takes the snapshot when a read first touches the table, and earlier reads the optimizer answered without the table (an impossible WHERE) take none"
+                )));
+            }
         }
         Ok(())
     }
@@ -808,7 +830,18 @@ impl Walk<'_> {
             && choice == Choice::Snapshot
             && semantics.snapshot == SnapshotPoint::FirstRead
         {
-            self.later_snapshot_excuse(scratch, model, at, level, statement, &run, record)?;
+            self.later_snapshot_excuse(
+                scratch,
+                model,
+                states,
+                order,
+                at,
+                level,
+                statement,
+                primary_kind,
+                &run,
+                record,
+            )?;
         }
 
         self.compare(

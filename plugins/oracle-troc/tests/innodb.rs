@@ -366,3 +366,75 @@ fn a_shared_read_a_covering_index_may_answer_need_not_wait_for_a_row_lock() {
     let finding = expect_finding(check(&mut oracle(innodb()), &case, &history));
     assert!(finding.title.contains("missing lock"), "{}", finding.title);
 }
+
+/// T2 reads nothing (`c2 IS NULL`), then row 2 (`c1 = 2`), then everything,
+/// seeing row 1 as T1 committed it. T1 commits before T2's second read when
+/// `commit_first`, else after it.
+fn reads_around_a_commit(commit_first: bool) -> (TestCase, History) {
+    let mut o = oracle(innodb());
+    let t = t2(true);
+    let is_null = Expr::IsNull {
+        operand: Box::new(Expr::column("c2")),
+        negated: false,
+    };
+    let submitted: &[usize] = if commit_first {
+        &[0, 1, 1, 0, 0, 1, 1, 1]
+    } else {
+        &[0, 1, 1, 0, 1, 0, 1, 1]
+    };
+    let case = prepared(
+        &mut o,
+        vec![t.clone()],
+        vec![rows(&t, vec![vec![int(1), int(1)], vec![int(2), int(2)]])],
+        vec![
+            txn(
+                RR,
+                vec![
+                    Statement::Begin,
+                    update(vec![("c2", lit(7))], Some(eq("c1", 1))),
+                    Statement::Commit,
+                ],
+            ),
+            txn(
+                RR,
+                vec![
+                    Statement::Begin,
+                    select_where(is_null, RowLock::None),
+                    select_where(eq("c1", 2), RowLock::None),
+                    select_all(),
+                    Statement::Commit,
+                ],
+            ),
+        ],
+        submitted,
+    );
+    let history = history(
+        &case,
+        submitted,
+        vec![
+            (at(1, 1), result(&case, vec![])),
+            (at(0, 1), affected(1)),
+            (at(1, 2), result(&case, vec![r(&[2, 2], 2)])),
+            (at(1, 3), result(&case, vec![r(&[1, 7], 1), r(&[2, 2], 2)])),
+        ],
+        vec![],
+        committed(),
+        vec![r(&[1, 7], 1), r(&[2, 2], 2)],
+    );
+    (case, history)
+}
+
+#[test]
+fn the_snapshot_may_come_from_the_first_read_that_returned_rows() {
+    let (case, history) = reads_around_a_commit(true);
+    let reason = expect_undecided(check(&mut oracle(innodb()), &case, &history));
+    assert!(reason.contains("vendor-defined"), "{reason}");
+    // That read came before T1's commit: the later read must not see it.
+    let (case, history) = reads_around_a_commit(false);
+    let finding = expect_finding(check(&mut oracle(innodb()), &case, &history));
+    assert!(
+        finding.title.contains("query result at `T2.4`"),
+        "{}",
+        finding.title
+    );
+}
