@@ -91,6 +91,10 @@ pub struct Model {
     pub chains: BTreeMap<Rid, Vec<Version>>,
     pub txns: Vec<TxnState>,
     pub commits: u64,
+    /// Whether a REPLACE has replaced an existing row: the model takes that
+    /// as a delete and an insert of another row, InnoDB as an update of the
+    /// same one, and reads and writes of it can differ for that reason.
+    pub replaced_a_row: bool,
 }
 
 /// A statement's effect on rows, found by diffing its view before and after.
@@ -142,6 +146,7 @@ impl Model {
                 transactions
             ],
             commits: 0,
+            replaced_a_row: false,
         }
     }
 

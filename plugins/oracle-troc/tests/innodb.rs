@@ -438,3 +438,64 @@ fn the_snapshot_may_come_from_the_first_read_that_returned_rows() {
         finding.title
     );
 }
+
+/// T1 reads row 1; T2 REPLACEs key `key` and commits; T1 deletes every row
+/// and reads the table, seeing `seen`.
+fn replace_then_delete(key: i64, deleted: u64, seen: Vec<Vec<Value>>) -> (TestCase, History) {
+    let mut o = oracle(innodb());
+    let t = t2(true);
+    let replace = Statement::Insert(Insert {
+        table: "t".into(),
+        columns: vec!["c1".into(), "c2".into()],
+        rows: vec![vec![lit(key), lit(9)]],
+        on_conflict: OnConflict::Replace,
+    });
+    let case = prepared(
+        &mut o,
+        vec![t.clone()],
+        vec![rows(&t, vec![vec![int(1), int(1)]])],
+        vec![
+            txn(
+                RR,
+                vec![
+                    Statement::Begin,
+                    select_all(),
+                    delete(None),
+                    select_all(),
+                    Statement::Commit,
+                ],
+            ),
+            txn(RR, vec![Statement::Begin, replace, Statement::Commit]),
+        ],
+        &[1, 0, 0, 1, 1, 0, 0, 0],
+    );
+    let replaced = if key == 1 { 2 } else { 1 };
+    let history = history(
+        &case,
+        &[1, 0, 0, 1, 1, 0, 0, 0],
+        vec![
+            (at(0, 1), result(&case, vec![r(&[1, 1], 1)])),
+            (at(1, 1), affected(replaced)),
+            (at(0, 2), affected(deleted)),
+            (at(0, 3), result(&case, seen)),
+        ],
+        vec![],
+        committed(),
+        vec![],
+    );
+    (case, history)
+}
+
+#[test]
+fn row_identity_after_a_replace_of_an_existing_row_is_vendor_defined() {
+    // InnoDB replaced row 1 in place: T1's delete removed it from its own view.
+    let (case, history) = replace_then_delete(1, 1, vec![]);
+    let reason = expect_undecided(check(&mut oracle(innodb()), &case, &history));
+    assert!(reason.contains("REPLACE"), "{reason}");
+    // A REPLACE of a new key replaces nothing: the usual rules apply.
+    let (case, history) = replace_then_delete(5, 2, vec![]);
+    assert_eq!(check(&mut oracle(innodb()), &case, &history), Verdict::Pass);
+    let (case, history) = replace_then_delete(5, 2, vec![r(&[1, 1], 1)]);
+    let finding = expect_finding(check(&mut oracle(innodb()), &case, &history));
+    assert!(finding.title.contains("query result"), "{}", finding.title);
+}
