@@ -493,6 +493,11 @@ fn print_summary(s: &pipeline::RunSummary) {
         x.blocked_statements,
         x.cases_with_blocking
     );
+    let mut kinds: Vec<_> = s.finding_kinds.iter().collect();
+    kinds.sort_by(|a, b| b.1.cmp(a.1));
+    for (kind, n) in kinds {
+        out!("  finding {n}×: {kind}");
+    }
     let mut reasons: Vec<_> = s.undecided_reasons.iter().collect();
     reasons.sort_by(|a, b| b.1.cmp(a.1));
     for (reason, n) in reasons.into_iter().take(5) {

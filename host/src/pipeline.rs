@@ -212,6 +212,8 @@ pub struct RunSummary {
     /// Cases some oracle could not decide, by reason.
     pub undecided: u64,
     pub undecided_reasons: BTreeMap<String, u64>,
+    /// Findings by oracle and signature: how many distinct problems a run saw.
+    pub finding_kinds: BTreeMap<String, u64>,
     /// Cases that failed with a tool error (see errors.log).
     pub errors: u64,
     pub elapsed_secs: f64,
@@ -636,6 +638,8 @@ struct CaseResult {
 
 struct WrittenFinding {
     dir: PathBuf,
+    /// "oracle: signature", to count findings by kind.
+    kind: String,
     /// The reduction's one-line summary, when the finding was reduced.
     reduction: Option<String>,
 }
@@ -663,6 +667,7 @@ impl Worker<'_> {
                             s.cases_with_findings += 1;
                             s.findings += r.findings.len() as u64;
                             for f in &r.findings {
+                                *s.finding_kinds.entry(f.kind.clone()).or_default() += 1;
                                 let line = match &f.reduction {
                                     Some(r) => format!("finding: {} ({r})", f.dir.display()),
                                     None => format!("finding: {}", f.dir.display()),
@@ -751,6 +756,7 @@ impl Worker<'_> {
                     }
                     findings.push(WrittenFinding {
                         dir,
+                        kind: format!("{name}: {}", finding.signature()),
                         reduction: None,
                     });
                 }

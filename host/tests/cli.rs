@@ -415,6 +415,13 @@ fn a_finding_is_reduced_to_the_statements_that_matter_and_replays() {
     let o = env.txlab(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}\n{}", stdout(&o), stderr(&o));
     assert!(stdout(&o).contains("reproduced"), "{}", stdout(&o));
+    // Every finding is of one kind, and the summary counts them so.
+    let s = summary(&run_dir(&out));
+    assert_eq!(
+        s["finding_kinds"]["blocked: a statement blocked"], s["findings"],
+        "{s:#}"
+    );
+    assert!(stdout(&o).contains("finding "), "{}", stdout(&o));
     let findings: Vec<PathBuf> = std::fs::read_dir(run_dir(&out).join("findings"))
         .unwrap()
         .map(|e| e.unwrap().path())
