@@ -4,6 +4,8 @@ use anyhow::Result;
 use clap::{ArgAction, Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use txlab_host::config::LoadedPipeline;
 use txlab_host::findings::{FindingOrigin, SavedFinding};
@@ -28,13 +30,42 @@ const EXIT_CLEAN: u8 = 0;
 const EXIT_FINDINGS: u8 = 1;
 const EXIT_SETUP: u8 = 2;
 const EXIT_TOOL_ERRORS: u8 = 3;
+/// As a shell reports a process ended by SIGINT.
+const EXIT_INTERRUPTED: u8 = 130;
+
+/// A flag that the first Ctrl-C sets, so that a run stops after the cases in
+/// progress, writes its summary and drops its databases; a second Ctrl-C
+/// quits at once.
+fn interrupt_on_ctrl_c() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let set = flag.clone();
+    let watch = move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .ok()?;
+        runtime.block_on(async {
+            tokio::signal::ctrl_c().await.ok()?;
+            set.store(true, Ordering::SeqCst);
+            eprintln!(
+                "\ninterrupted: finishing the cases in progress (Ctrl-C again quits at once)"
+            );
+            tokio::signal::ctrl_c().await.ok()?;
+            std::process::exit(i32::from(EXIT_INTERRUPTED));
+        })
+    };
+    std::thread::spawn(move || {
+        let _: Option<()> = watch();
+    });
+    flag
+}
 
 #[derive(Parser)]
 #[command(
     name = "txlab",
     version,
     about = "Tests how database systems implement transactions and isolation levels",
-    after_help = "Exit codes: 0 nothing found, 1 findings written, 2 usage or set-up error, 3 cases failed with tool errors."
+    after_help = "Exit codes: 0 nothing found, 1 findings written, 2 usage or set-up error, 3 cases failed with tool errors, 130 interrupted (Ctrl-C) with nothing found."
 )]
 struct Cli {
     /// More log output (-v info, -vv debug, -vvv trace); RUST_LOG overrides.
@@ -270,12 +301,15 @@ fn dispatch(cli: &Cli) -> Result<u8> {
                 out: out.clone(),
                 url: url.clone(),
                 no_reduce: *no_reduce,
+                interrupt: Some(interrupt_on_ctrl_c()),
             };
             let summary =
                 pipeline::run(&resolved, &options).map_err(|e: SetupError| anyhow::anyhow!(e))?;
             print_summary(&summary);
             Ok(if summary.findings > 0 {
                 EXIT_FINDINGS
+            } else if summary.interrupted {
+                EXIT_INTERRUPTED
             } else if summary.errors > 0 || summary.stopped_early.is_some() {
                 EXIT_TOOL_ERRORS
             } else {

@@ -197,6 +197,10 @@ pub struct RunOptions {
     pub url: Option<String>,
     /// Write findings without reducing them, whatever the pipeline says.
     pub no_reduce: bool,
+    /// Set by the caller to stop the run early (Ctrl-C): every worker
+    /// finishes its case, the summary is written and the run's databases
+    /// are dropped.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 /// What a run did.
@@ -218,6 +222,8 @@ pub struct RunSummary {
     pub errors: u64,
     pub elapsed_secs: f64,
     pub stopped_early: Option<String>,
+    /// The run stopped because the caller interrupted it.
+    pub interrupted: bool,
     /// Databases the run created on the server (and dropped at its end).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub databases: Vec<String>,
@@ -287,6 +293,7 @@ impl Plan {
 
 struct Shared {
     taken: AtomicU64,
+    interrupt: Option<Arc<AtomicBool>>,
     stop: AtomicBool,
     stop_reason: Mutex<Option<String>>,
     summary: Mutex<RunSummary>,
@@ -320,6 +327,12 @@ impl Shared {
             .or_default();
         *n += 1;
         *n <= self.max_reductions_per_kind
+    }
+
+    fn interrupted(&self) -> bool {
+        self.interrupt
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::SeqCst))
     }
 
     /// A line above the progress bar, or on stdout when there is no bar
@@ -545,6 +558,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
         })?;
     let shared = Arc::new(Shared {
         taken: AtomicU64::new(0),
+        interrupt: options.interrupt.clone(),
         stop: AtomicBool::new(false),
         stop_reason: Mutex::new(None),
         summary: Mutex::new(RunSummary {
@@ -596,6 +610,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     let mut summary = std::mem::take(&mut *shared.summary.lock().expect("lock"));
     summary.elapsed_secs = started.elapsed().as_secs_f64();
     summary.stopped_early = shared.stop_reason.lock().expect("lock").take();
+    summary.interrupted = shared.interrupted();
     if let TargetLocation::Server(server) = &env.location {
         summary.databases = server.created();
     }
@@ -647,6 +662,11 @@ struct WrittenFinding {
 impl Worker<'_> {
     fn work(&mut self, seed: u64, plan: &Plan, shared: &Shared) {
         loop {
+            if shared.interrupted() {
+                shared.stop(
+                    "interrupted (Ctrl-C); the cases in progress were finished and counted".into(),
+                );
+            }
             if shared.stop.load(Ordering::SeqCst) {
                 break;
             }
@@ -764,6 +784,10 @@ impl Worker<'_> {
         }
         if let Some(settings) = self.reduce {
             for (i, origin, finding) in to_reduce {
+                if shared.interrupted() {
+                    findings[i].reduction = Some("not reduced: the run was interrupted".into());
+                    continue;
+                }
                 let dir = findings[i].dir.clone();
                 let summary = reduce_and_write(
                     &mut self.runner,

@@ -522,3 +522,57 @@ fn replay_says_what_is_missing_when_the_directory_is_not_a_finding() {
         stderr(&o)
     );
 }
+
+#[test]
+fn ctrl_c_stops_a_run_cleanly_with_its_summary() {
+    let env = Env::new(&[]);
+    let out = env.out();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_txlab"))
+        .args([
+            "run",
+            "configs/quickstart.toml",
+            "--duration",
+            "2m",
+            "--out",
+        ])
+        .arg(&out)
+        .env("TXLAB_PLUGIN_PATH", env.plugins.path())
+        .env_remove("RUST_LOG")
+        .current_dir(common::repo_root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Let it run some cases, then interrupt it as a terminal would.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "txlab did not stop after Ctrl-C"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(status.code(), Some(130), "{}\n{}", stdout(&o), stderr(&o));
+    let s = summary(&run_dir(&out));
+    assert_eq!(s["interrupted"], true, "{s:#}");
+    assert!(s["cases"].as_u64().unwrap() > 0, "{s:#}");
+    assert!(
+        s["stopped_early"].as_str().unwrap().contains("interrupted"),
+        "{s:#}"
+    );
+    assert!(
+        stdout(&o).contains("stopped early: interrupted"),
+        "{}",
+        stdout(&o)
+    );
+}

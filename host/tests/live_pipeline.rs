@@ -186,3 +186,85 @@ async fn a_finding_is_reduced_on_mariadb() {
 async fn a_finding_is_reduced_on_postgres() {
     reduce_on_the_server(ServerKind::Postgres, "postgres").await;
 }
+
+/// Ctrl-C in the middle of a server run: the run stops, writes its summary and
+/// drops the databases it created.
+async fn interrupt_on_the_server(kind: ServerKind, config: &str) {
+    let url = url(kind);
+    if let Err(e) = existing(kind, &url, &[]).await {
+        let why = format!("{config}: the server is unreachable: {e}");
+        if std::env::var("TXLAB_REQUIRE_LIVE").as_deref() == Ok("1") {
+            panic!("{why}");
+        }
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let plugins = common::plugin_dir(&[
+        "txlab-dialect-mysql",
+        "txlab-dialect-postgres",
+        "txlab-generator-random",
+        "txlab-oracle-wss",
+    ]);
+    let out = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_txlab"))
+        .args(["run", config, "--duration", "2m", "--url", &url])
+        .arg("--out")
+        .arg(out.path())
+        .env("TXLAB_PLUGIN_PATH", plugins.path())
+        .current_dir(common::repo_root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "{config}: txlab did not stop after Ctrl-C"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    // 130 when nothing was found before the interrupt, 1 when something was.
+    assert!(
+        matches!(status.code(), Some(130 | 1)),
+        "{config}: {status:?}"
+    );
+    let run_dir = std::fs::read_dir(out.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run_dir.join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["interrupted"], true, "{summary}");
+    let databases: Vec<String> = summary["databases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap().to_string())
+        .collect();
+    assert!(!databases.is_empty(), "{summary}");
+    let left = existing(kind, &url, &databases).await.unwrap();
+    assert!(left.is_empty(), "the interrupted run left {left:?} behind");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_drops_the_runs_databases_on_mariadb() {
+    interrupt_on_the_server(ServerKind::Mysql, "configs/mariadb.toml").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_drops_the_runs_databases_on_postgres() {
+    interrupt_on_the_server(ServerKind::Postgres, "configs/postgres.toml").await;
+}
