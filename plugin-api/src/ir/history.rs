@@ -1,6 +1,6 @@
 //! What the executor observed: per statement and per transaction, and the final state.
 
-use super::{cmp_rows, IsolationLevel, StatementRef, Value};
+use super::{cmp_rows, txn_label, IsolationLevel, StatementRef, TestCase, Value};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -252,9 +252,53 @@ pub struct History {
     pub unobserved: Vec<String>,
 }
 
+/// A history that does not fit its case: a host bug, not something an oracle
+/// can judge.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ShapeError(pub String);
+
 impl History {
     pub fn record(&self, at: StatementRef) -> Option<&StatementRecord> {
         self.statements.get(at.txn())?.get(at.stmt())
+    }
+
+    /// Checks that the history has a record for every transaction and
+    /// statement of `case`, and that its completion order names statements of
+    /// the case, each at most once.
+    pub fn check_shape(&self, case: &TestCase) -> Result<(), ShapeError> {
+        if self.transactions.len() != case.transactions.len()
+            || self.statements.len() != case.transactions.len()
+        {
+            return Err(ShapeError(format!(
+                "the history has {} transaction records and {} statement lists for {} transactions",
+                self.transactions.len(),
+                self.statements.len(),
+                case.transactions.len()
+            )));
+        }
+        for (t, (txn, records)) in case.transactions.iter().zip(&self.statements).enumerate() {
+            if records.len() != txn.statements.len() {
+                return Err(ShapeError(format!(
+                    "the history has {} statement records for {}, which has {} statements",
+                    records.len(),
+                    txn_label(t),
+                    txn.statements.len()
+                )));
+            }
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for &at in &self.completion_order {
+            if case.statement(at).is_none() {
+                return Err(ShapeError(format!(
+                    "the completion order names {at}, which does not exist"
+                )));
+            }
+            if !seen.insert(at) {
+                return Err(ShapeError(format!("the completion order names {at} twice")));
+            }
+        }
+        Ok(())
     }
 
     /// Transactions in the order they ended, read off the completion order: a
@@ -327,5 +371,59 @@ mod tests {
             ..History::default()
         };
         assert_eq!(h.end_order(), vec![1, 0, 3]);
+    }
+
+    #[test]
+    fn a_history_that_does_not_fit_its_case_is_refused() {
+        use crate::ir::{Schema, Statement, Transaction, TxnKind};
+        let at = StatementRef::new;
+        let case = TestCase {
+            seed: 0,
+            generator: String::new(),
+            schema: Schema::default(),
+            initial_rows: vec![],
+            transactions: vec![Transaction {
+                isolation: IsolationLevel::Serializable,
+                kind: TxnKind::Explicit,
+                statements: vec![Statement::Begin, Statement::Commit],
+            }],
+            submitted_order: vec![at(0, 0), at(0, 1)],
+        };
+        let record = |s| StatementRecord {
+            at: at(0, s),
+            sql: String::new(),
+            submitted_us: None,
+            completed_us: None,
+            blocked: None,
+            outcome: Outcome::Done,
+        };
+        let good = History {
+            statements: vec![vec![record(0), record(1)]],
+            transactions: vec![txn(TxnEnd::Committed)],
+            completion_order: vec![at(0, 0), at(0, 1)],
+            ..History::default()
+        };
+        assert_eq!(good.check_shape(&case), Ok(()));
+        let mut short = good.clone();
+        short.statements[0].pop();
+        assert!(short
+            .check_shape(&case)
+            .unwrap_err()
+            .0
+            .contains("1 statement records for T1"));
+        let mut twice = good.clone();
+        twice.completion_order.push(at(0, 1));
+        assert!(twice
+            .check_shape(&case)
+            .unwrap_err()
+            .0
+            .contains("T1.2 twice"));
+        let mut unknown = good;
+        unknown.completion_order.push(at(0, 5));
+        assert!(unknown
+            .check_shape(&case)
+            .unwrap_err()
+            .0
+            .contains("does not exist"));
     }
 }

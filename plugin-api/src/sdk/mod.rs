@@ -54,6 +54,12 @@ impl PluginError {
     }
 }
 
+impl From<ShapeError> for PluginError {
+    fn from(e: ShapeError) -> Self {
+        PluginError::invalid_input(e.to_string())
+    }
+}
+
 /// Renders IR to one DBMS's SQL and classifies its errors. Pure and synchronous:
 /// the host owns every connection.
 pub trait Dialect: Send + Sync + 'static {

@@ -63,7 +63,7 @@ impl Oracle for TrocOracle {
     fn check(&mut self, input: &CheckInput, db: &mut dyn HostDb) -> Result<Verdict, PluginError> {
         let case = &input.case;
         let history = &input.history;
-        scope::check_shape(case, history)?;
+        history.check_shape(case)?;
         let missing = scope::unobserved(case, history);
         if !missing.is_empty() {
             return Ok(Verdict::Undecided {

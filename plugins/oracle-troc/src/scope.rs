@@ -3,49 +3,6 @@
 
 use txlab_plugin_api::prelude::*;
 
-/// Rejects a history whose shape does not match its case: that is a host bug,
-/// not something the oracle can judge.
-pub fn check_shape(case: &TestCase, history: &History) -> Result<(), PluginError> {
-    if history.transactions.len() != case.transactions.len()
-        || history.statements.len() != case.transactions.len()
-    {
-        return Err(PluginError::invalid_input(format!(
-            "the history has {} transaction records and {} statement lists for {} transactions",
-            history.transactions.len(),
-            history.statements.len(),
-            case.transactions.len()
-        )));
-    }
-    for (t, (txn, records)) in case
-        .transactions
-        .iter()
-        .zip(&history.statements)
-        .enumerate()
-    {
-        if records.len() != txn.statements.len() {
-            return Err(PluginError::invalid_input(format!(
-                "the history has {} statement records for {}, which has {} statements",
-                records.len(),
-                txn_label(t),
-                txn.statements.len()
-            )));
-        }
-    }
-    for (i, &at) in history.completion_order.iter().enumerate() {
-        if case.statement(at).is_none() {
-            return Err(PluginError::invalid_input(format!(
-                "the completion order names {at}, which does not exist"
-            )));
-        }
-        if history.completion_order[..i].contains(&at) {
-            return Err(PluginError::invalid_input(format!(
-                "the completion order names {at} twice"
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// What the executor could not observe; any entry makes the run undecidable.
 pub fn unobserved(case: &TestCase, history: &History) -> Vec<String> {
     let mut missing: Vec<String> = history

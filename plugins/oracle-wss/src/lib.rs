@@ -56,7 +56,7 @@ impl Oracle for WssOracle {
     fn check(&mut self, input: &CheckInput, db: &mut dyn HostDb) -> Result<Verdict, PluginError> {
         let case = &input.case;
         let history = &input.history;
-        observed::check_shape(case, history)?;
+        history.check_shape(case)?;
         let missing = observed::unobserved(case, history);
         let final_state = match &history.final_state {
             Some(state) if missing.is_empty() => state,
