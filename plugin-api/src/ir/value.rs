@@ -62,6 +62,41 @@ pub fn cmp_rows(a: &[Value], b: &[Value]) -> Ordering {
     a.len().cmp(&b.len())
 }
 
+/// Rows only in `a` and rows only in `b`, comparing the two as multisets
+/// (in any order, duplicates counted). Both results are sorted.
+pub fn multiset_difference(
+    a: &[Vec<Value>],
+    b: &[Vec<Value>],
+) -> (Vec<Vec<Value>>, Vec<Vec<Value>>) {
+    let sorted = |rows: &[Vec<Value>]| {
+        let mut rows = rows.to_vec();
+        rows.sort_by(|x, y| cmp_rows(x, y));
+        rows
+    };
+    let (a, b) = (sorted(a), sorted(b));
+    let (mut i, mut j) = (0, 0);
+    let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
+    while i < a.len() && j < b.len() {
+        match cmp_rows(&a[i], &b[j]) {
+            Ordering::Equal => {
+                i += 1;
+                j += 1;
+            }
+            Ordering::Less => {
+                only_a.push(a[i].clone());
+                i += 1;
+            }
+            Ordering::Greater => {
+                only_b.push(b[j].clone());
+                j += 1;
+            }
+        }
+    }
+    only_a.extend_from_slice(&a[i..]);
+    only_b.extend_from_slice(&b[j..]);
+    (only_a, only_b)
+}
+
 impl fmt::Display for Value {
     /// A readable rendering for reports; dialects render SQL literals themselves.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -80,5 +115,21 @@ impl fmt::Display for Value {
                 f.write_str("'")
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multiset_difference_ignores_order_and_counts_duplicates() {
+        let row = |v: i64| vec![Value::Int(v)];
+        let a = vec![row(3), row(1), row(1), row(2)];
+        let b = vec![row(1), row(4), row(3)];
+        let (only_a, only_b) = multiset_difference(&a, &b);
+        assert_eq!(only_a, vec![row(1), row(2)]);
+        assert_eq!(only_b, vec![row(4)]);
+        assert_eq!(multiset_difference(&a, &a), (vec![], vec![]));
     }
 }

@@ -7,7 +7,6 @@ use crate::config::{SameValueUpdate, TrocConfig};
 use crate::scratch::{Scratch, ScratchError, ViewRun};
 use crate::versions::{diff, LockMode, Model, Rid, Row, Status, View, ViewKind};
 use serde::Serialize;
-use std::cmp::Ordering;
 use txlab_plugin_api::prelude::*;
 
 /// What kind of difference between the real run and the model.
@@ -197,32 +196,6 @@ fn covered_by_a_secondary_index(table: &Table, select: &Select) -> bool {
 pub fn sorted(mut rows: Vec<Row>) -> Vec<Row> {
     rows.sort_by(|a, b| cmp_rows(a, b));
     rows
-}
-
-/// Rows only in `a` and rows only in `b`, as multisets.
-pub fn multiset_difference(a: &[Row], b: &[Row]) -> (Vec<Row>, Vec<Row>) {
-    let (a, b) = (sorted(a.to_vec()), sorted(b.to_vec()));
-    let (mut i, mut j) = (0, 0);
-    let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
-    while i < a.len() && j < b.len() {
-        match cmp_rows(&a[i], &b[j]) {
-            Ordering::Equal => {
-                i += 1;
-                j += 1;
-            }
-            Ordering::Less => {
-                only_a.push(a[i].clone());
-                i += 1;
-            }
-            Ordering::Greater => {
-                only_b.push(b[j].clone());
-                j += 1;
-            }
-        }
-    }
-    only_a.extend_from_slice(&a[i..]);
-    only_b.extend_from_slice(&b[j..]);
-    (only_a, only_b)
 }
 
 pub fn outcome_text(outcome: &Outcome) -> String {

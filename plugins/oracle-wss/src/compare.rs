@@ -4,7 +4,6 @@
 use crate::replay::Replay;
 use crate::schedule::SerialTxn;
 use serde::Serialize;
-use std::cmp::Ordering;
 use txlab_plugin_api::prelude::*;
 
 /// The two states cannot be compared: they do not describe the same tables. The
@@ -143,31 +142,6 @@ fn aligned_rows(
         .collect();
     rows.sort_by(|a, b| cmp_rows(a, b));
     Ok(rows)
-}
-
-/// Rows only in `a` and rows only in `b`, for two canonically sorted row lists.
-fn multiset_difference(a: &[Vec<Value>], b: &[Vec<Value>]) -> (Vec<Vec<Value>>, Vec<Vec<Value>>) {
-    let (mut i, mut j) = (0, 0);
-    let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
-    while i < a.len() && j < b.len() {
-        match cmp_rows(&a[i], &b[j]) {
-            Ordering::Equal => {
-                i += 1;
-                j += 1;
-            }
-            Ordering::Less => {
-                only_a.push(a[i].clone());
-                i += 1;
-            }
-            Ordering::Greater => {
-                only_b.push(b[j].clone());
-                j += 1;
-            }
-        }
-    }
-    only_a.extend_from_slice(&a[i..]);
-    only_b.extend_from_slice(&b[j..]);
-    (only_a, only_b)
 }
 
 /// Writes of the replayed transactions whose outcomes differ. Reads are skipped:
