@@ -8,7 +8,7 @@
 //!   two per-statement times is the executor's own cost.
 
 use crate::executor::ScheduleExecutor;
-use crate::pipeline::{Environment, Resolved, SetupError};
+use crate::setup::{Environment, Resolved, SetupError};
 use crate::target::{open_driver, CaseDb};
 use std::time::Instant;
 use txlab_plugin_api::ir::*;
@@ -170,7 +170,7 @@ pub fn run(
     // The strongest level the dialect offers: its writers conflict on one row.
     let isolation = *resolved.levels.iter().max().expect("at least one level");
     let dialect = resolved.dialect.clone();
-    let other = |e: String| SetupError::Other(e);
+    let other = SetupError::Bench;
     env.runtime.block_on(async {
         let driver = open_driver(&resolved.info, &env.location, "bench", env.timeouts).await?;
         let server = driver.target();

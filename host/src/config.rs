@@ -144,7 +144,7 @@ pub struct ReduceSection {
 
 impl Default for ReduceSection {
     fn default() -> Self {
-        let d = crate::reduction::ReduceSettings::default();
+        let d = ReduceSettings::default();
         ReduceSection {
             enabled: true,
             max_trials: d.max_trials,
@@ -157,12 +157,36 @@ impl Default for ReduceSection {
 }
 
 impl ReduceSection {
-    pub fn settings(&self) -> crate::reduction::ReduceSettings {
-        crate::reduction::ReduceSettings {
+    pub fn settings(&self) -> ReduceSettings {
+        ReduceSettings {
             max_trials: self.max_trials,
             max_time: self.max_time.0,
             confirm: self.confirm,
             attempts: self.attempts,
+        }
+    }
+}
+
+/// What a reduction may spend, and how hard it checks its result.
+#[derive(Clone, Copy, Debug)]
+pub struct ReduceSettings {
+    pub max_trials: usize,
+    pub max_time: Duration,
+    /// Runs of the reduced case after the reduction.
+    pub confirm: u32,
+    /// Runs of each candidate before it counts as not reproducing: more than
+    /// one for findings that depend on timing. The original case gets at
+    /// least `confirm` runs to show the finding again.
+    pub attempts: u32,
+}
+
+impl Default for ReduceSettings {
+    fn default() -> Self {
+        ReduceSettings {
+            max_trials: 300,
+            max_time: Duration::from_secs(120),
+            confirm: 3,
+            attempts: 1,
         }
     }
 }

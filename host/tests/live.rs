@@ -9,10 +9,10 @@ mod common;
 
 use std::sync::Arc;
 use std::time::Duration;
-use txlab_host::driver::Timeouts;
+use txlab_host::driver::{ServerKind, Timeouts};
 use txlab_host::executor::{ExecutorSettings, ScheduleExecutor};
-use txlab_host::servers::{ServerDatabases, ServerKind};
-use txlab_host::target::{open_driver, CaseDb, TargetLocation};
+
+use txlab_host::target::{open_driver, CaseDb, ServerDatabases, TargetLocation};
 use txlab_plugin_api::host::{DialectHandle, PluginLibrary};
 use txlab_plugin_api::ir::*;
 

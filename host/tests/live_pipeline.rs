@@ -7,7 +7,7 @@ mod common;
 use mysql_async::prelude::Queryable;
 use std::path::Path;
 use std::process::Command;
-use txlab_host::servers::ServerKind;
+use txlab_host::driver::ServerKind;
 
 fn url(kind: ServerKind) -> String {
     let default = match kind {
@@ -46,6 +46,22 @@ async fn existing(kind: ServerKind, url: &str, names: &[String]) -> Result<Vec<S
     }
 }
 
+/// Whether the server answers; when it does not, the test may skip (and says
+/// so) unless TXLAB_REQUIRE_LIVE=1, when it fails.
+async fn reachable(kind: ServerKind, what: &str) -> bool {
+    match existing(kind, &url(kind), &[]).await {
+        Ok(_) => true,
+        Err(e) => {
+            let why = format!("{what}: the server is unreachable: {e}");
+            if std::env::var("TXLAB_REQUIRE_LIVE").as_deref() == Ok("1") {
+                panic!("{why}");
+            }
+            eprintln!("skipped: {why}");
+            false
+        }
+    }
+}
+
 /// Runs `txlab run CONFIG --cases CASES` on the server; checks that it ran
 /// every case without a tool error and removed its databases, and returns
 /// the run directory (inside `out`). None when the server is unreachable and
@@ -56,15 +72,10 @@ async fn run_pipeline(
     cases: u64,
     out: &Path,
 ) -> Option<std::path::PathBuf> {
-    let url = url(kind);
-    if let Err(e) = existing(kind, &url, &[]).await {
-        let why = format!("{config}: the server is unreachable: {e}");
-        if std::env::var("TXLAB_REQUIRE_LIVE").as_deref() == Ok("1") {
-            panic!("{why}");
-        }
-        eprintln!("skipped: {why}");
+    if !reachable(kind, config).await {
         return None;
     }
+    let url = url(kind);
     let plugins = common::plugin_dir(&[
         "txlab-dialect-mysql",
         "txlab-dialect-postgres",
@@ -114,7 +125,7 @@ async fn run_pipeline(
         .iter()
         .map(|d| d.as_str().unwrap().to_string())
         .collect();
-    assert!(databases.len() >= 2, "{summary}");
+    assert!(!databases.is_empty(), "{summary}");
     assert!(
         databases.iter().all(|d| d.starts_with("txlab_")),
         "{databases:?}"
@@ -128,7 +139,27 @@ async fn run_pipeline(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_mariadb_pipeline_runs_and_cleans_up() {
     let out = tempfile::tempdir().unwrap();
-    run_pipeline(ServerKind::Mysql, "configs/mariadb.toml", 40, out.path()).await;
+    if let Some(run_dir) =
+        run_pipeline(ServerKind::Mysql, "configs/mariadb.toml", 40, out.path()).await
+    {
+        // WSS replays, so the worker has a scratch database beside its case database.
+        assert_eq!(database_roles(&run_dir), ["case", "scratch"]);
+    }
+}
+
+/// What each database of a run was for: `…_w0_case` is worker 0's case database.
+fn database_roles(run_dir: &Path) -> Vec<String> {
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run_dir.join("summary.json")).unwrap())
+            .unwrap();
+    let mut roles: Vec<String> = summary["databases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap().rsplit('_').next().unwrap().to_string())
+        .collect();
+    roles.sort();
+    roles
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -161,6 +192,8 @@ async fn reduce_on_the_server(kind: ServerKind, dialect: &str) {
     let Some(run_dir) = run_pipeline(kind, config.to_str().unwrap(), 20, &out).await else {
         return;
     };
+    // The fixture oracle declares no scratch database, so none is created.
+    assert_eq!(database_roles(&run_dir), ["case"]);
     let reductions: Vec<serde_json::Value> = std::fs::read_dir(run_dir.join("findings"))
         .expect("the fixture oracle reports blocked statements")
         .filter_map(|e| std::fs::read_to_string(e.unwrap().path().join("reduction.json")).ok())
@@ -267,4 +300,111 @@ async fn ctrl_c_drops_the_runs_databases_on_mariadb() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctrl_c_drops_the_runs_databases_on_postgres() {
     interrupt_on_the_server(ServerKind::Postgres, "configs/postgres.toml").await;
+}
+
+/// The run directory txlab made in `out`.
+fn the_run_dir(out: &Path) -> std::path::PathBuf {
+    std::fs::read_dir(out)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+}
+
+/// Each case's findings and undecided reasons of `oracle`, by case index.
+fn verdicts_of(run_dir: &Path, oracle: &str) -> Vec<String> {
+    let mut lines: Vec<String> = std::fs::read_dir(run_dir.join("findings"))
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(&format!("-{oracle}")))
+                .collect()
+        })
+        .unwrap_or_default();
+    let undecided = std::fs::read_to_string(run_dir.join("undecided.log")).unwrap();
+    lines.extend(
+        undecided
+            .lines()
+            .filter(|l| l.contains(&format!("): {oracle}: ")))
+            .map(str::to_string),
+    );
+    lines.sort();
+    lines
+}
+
+/// An oracle that panics in every check, placed before WSS: each panic is
+/// that oracle's error on its case, and WSS judges every case exactly as it
+/// does alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_oracle_costs_only_its_own_verdicts_on_mariadb() {
+    let kind = ServerKind::Mysql;
+    if !reachable(kind, "configs/mariadb.toml").await {
+        return;
+    }
+    let work = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(common::repo_root().join("configs/mariadb.toml")).unwrap();
+    let alone = work.path().join("wss.toml");
+    std::fs::write(&alone, &base).unwrap();
+    let beside = work.path().join("panicky-and-wss.toml");
+    let with_panics = base.replacen(
+        "[[oracle]]",
+        "[[oracle]]\nplugin = \"panicky\"\n[oracle.config]\nevery = 1\n\n[[oracle]]",
+        1,
+    );
+    assert_ne!(with_panics, base);
+    std::fs::write(&beside, with_panics).unwrap();
+    let plugins = common::plugin_dir(&[
+        "txlab-dialect-mysql",
+        "txlab-generator-random",
+        "txlab-oracle-wss",
+        "txlab-fixture-panicky",
+    ]);
+    let cases = 60;
+    let mut runs = Vec::new();
+    for (name, config) in [("alone", &alone), ("beside", &beside)] {
+        let out = work.path().join(name);
+        let o = Command::new(env!("CARGO_BIN_EXE_txlab"))
+            .arg("run")
+            .arg(config)
+            .args(["--cases", &cases.to_string(), "--seed", "11", "--no-reduce"])
+            .args(["--url", &url(kind)])
+            .arg("--out")
+            .arg(&out)
+            .env("TXLAB_PLUGIN_PATH", plugins.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+        runs.push((o.status.code(), stdout, the_run_dir(&out)));
+    }
+    let (_, _, alone_dir) = &runs[0];
+    let (code, stdout, beside_dir) = &runs[1];
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(beside_dir.join("summary.json")).unwrap())
+            .unwrap();
+    // Every case ran and counts the panic; none stopped the run.
+    assert_eq!(summary["cases"], cases, "{summary}");
+    assert_eq!(summary["oracle_errors"]["panicky"], cases, "{summary}");
+    assert!(summary["stopped_early"].is_null(), "{summary}");
+    assert!(
+        stdout.contains("oracle `panicky` failed in 60 cases"),
+        "{stdout}"
+    );
+    // Exit 1 when WSS found something, else 3: the panics are tool errors.
+    assert!(matches!(code, Some(1 | 3)), "{code:?}\n{stdout}");
+    let errors = std::fs::read_to_string(beside_dir.join("errors.log")).unwrap();
+    assert_eq!(errors.lines().count() as u64, cases, "{errors}");
+    assert!(errors.contains("injected panic in check call"), "{errors}");
+    // WSS: the same findings and undecided cases, case by case.
+    assert_eq!(
+        verdicts_of(beside_dir, "wss"),
+        verdicts_of(alone_dir, "wss")
+    );
+    let alone_summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(alone_dir.join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["findings"], alone_summary["findings"]);
+    assert_eq!(
+        summary["exercised"]["transactions"],
+        alone_summary["exercised"]["transactions"]
+    );
 }

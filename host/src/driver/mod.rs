@@ -1,15 +1,19 @@
 //! Connections to the database under test. The host owns every connection and the
 //! only async runtime; dialect plugins only render SQL and classify errors.
 
+mod kind;
 mod mysql;
 mod postgres;
 mod sqlite;
 
+pub use kind::{DriverKind, ServerKind, UnknownDriver};
 pub use mysql::{innodb_status_waits, MysqlDriver};
 pub use postgres::PostgresDriver;
 pub use sqlite::{SqliteDriver, SqliteOptions};
 
 use async_trait::async_trait;
+use std::any::Any;
+use std::sync::Arc;
 use std::time::Duration;
 use txlab_plugin_api::ir::{RawDbError, Value};
 
@@ -38,9 +42,6 @@ pub enum DriverError {
 /// A DBMS family's connector.
 #[async_trait]
 pub trait Driver: Send + Sync {
-    /// "sqlite", "mysql", "postgres".
-    fn name(&self) -> &str;
-
     /// A human-readable description of where it connects, without secrets.
     fn target(&self) -> String;
 
@@ -59,14 +60,44 @@ pub trait Session: Send {
     async fn execute(&mut self, sql: &str) -> Result<QueryResult, RawDbError>;
 }
 
-/// Driver-specific identity of a session: an id the server knows, plus the
-/// embedded driver's shared state.
-#[derive(Clone, Debug)]
+/// A session's identity for its driver's monitor: an id the server knows, and
+/// for an in-process driver, state the session shares with that driver's own
+/// monitor (opaque to everyone else).
+#[derive(Clone)]
 pub struct SessionKey {
     /// Server-side id (MySQL connection id, PostgreSQL backend pid) or a local
     /// number; lock-wait probe queries name the session by it.
     pub id: String,
-    pub(crate) local: Option<std::sync::Arc<sqlite::WaitState>>,
+    shared: Option<Arc<dyn Any + Send + Sync>>,
+}
+
+impl SessionKey {
+    /// A session the server knows by `id`.
+    pub fn server(id: String) -> Self {
+        SessionKey { id, shared: None }
+    }
+
+    /// A session of an in-process driver, with the state its monitor reads.
+    pub fn in_process<T: Any + Send + Sync>(id: String, shared: Arc<T>) -> Self {
+        SessionKey {
+            id,
+            shared: Some(shared),
+        }
+    }
+
+    /// The in-process state, if it is a `T`.
+    pub fn shared<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        self.shared.clone()?.downcast().ok()
+    }
+}
+
+impl std::fmt::Debug for SessionKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionKey")
+            .field("id", &self.id)
+            .field("in_process", &self.shared.is_some())
+            .finish()
+    }
 }
 
 /// Watches sessions from the side: the lock-wait probe, and cancellation.

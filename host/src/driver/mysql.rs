@@ -138,10 +138,6 @@ struct MysqlSession {
 
 #[async_trait]
 impl Driver for MysqlDriver {
-    fn name(&self) -> &str {
-        "mysql"
-    }
-
     fn target(&self) -> String {
         self.url.clone()
     }
@@ -163,7 +159,7 @@ impl Driver for MysqlDriver {
             }
             None => conn.id().to_string(),
         };
-        let key = SessionKey { id, local: None };
+        let key = SessionKey::server(id);
         Ok(Box::new(MysqlSession { conn, key }))
     }
 

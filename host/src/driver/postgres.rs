@@ -183,10 +183,6 @@ struct PostgresSession {
 
 #[async_trait]
 impl Driver for PostgresDriver {
-    fn name(&self) -> &str {
-        "postgres"
-    }
-
     fn target(&self) -> String {
         self.url.clone()
     }
@@ -196,10 +192,7 @@ impl Driver for PostgresDriver {
         let pid = session_id(&client, &self.control).await?;
         Ok(Box::new(PostgresSession {
             client,
-            key: SessionKey {
-                id: pid,
-                local: None,
-            },
+            key: SessionKey::server(pid),
         }))
     }
 

@@ -61,7 +61,7 @@ impl SqliteDriver {
 }
 
 /// What a session's thread shares with the monitor.
-pub struct WaitState {
+struct WaitState {
     waiting: AtomicBool,
     /// Incremented after every attempt, so that a probe can wait for an attempt
     /// that started after it was called.
@@ -96,10 +96,6 @@ struct SqliteSession {
 
 #[async_trait]
 impl Driver for SqliteDriver {
-    fn name(&self) -> &str {
-        "sqlite"
-    }
-
     fn target(&self) -> String {
         format!("sqlite:{}", self.options.path.display())
     }
@@ -140,10 +136,7 @@ impl Driver for SqliteDriver {
             .map_err(|e| DriverError::Other(format!("cannot start a session thread: {e}")))?;
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         Ok(Box::new(SqliteSession {
-            key: SessionKey {
-                id: id.to_string(),
-                local: Some(state.clone()),
-            },
+            key: SessionKey::in_process(id.to_string(), state.clone()),
             state,
             commands: tx,
         }))
@@ -304,7 +297,7 @@ struct SqliteMonitor;
 #[async_trait]
 impl Monitor for SqliteMonitor {
     async fn is_waiting(&self, session: &SessionKey) -> Result<Option<bool>, DriverError> {
-        let Some(state) = &session.local else {
+        let Some(state) = session.shared::<WaitState>() else {
             return Ok(None);
         };
         // A fresh answer needs an attempt that began after this call: wait for the
@@ -327,7 +320,7 @@ impl Monitor for SqliteMonitor {
     }
 
     async fn cancel(&self, session: &SessionKey) -> Result<(), DriverError> {
-        if let Some(state) = &session.local {
+        if let Some(state) = session.shared::<WaitState>() {
             state.cancel.store(true, Ordering::SeqCst);
             state.interrupt.interrupt();
         }

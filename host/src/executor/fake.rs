@@ -104,10 +104,7 @@ fn error(code: i64, message: &str) -> RawDbError {
 #[async_trait]
 impl Session for FakeSession {
     fn key(&self) -> SessionKey {
-        SessionKey {
-            id: self.id.to_string(),
-            local: None,
-        }
+        SessionKey::server(self.id.to_string())
     }
 
     async fn execute(&mut self, sql: &str) -> Result<QueryResult, RawDbError> {

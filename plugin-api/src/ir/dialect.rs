@@ -293,6 +293,33 @@ pub struct RenderedCase {
     pub transactions: Vec<RenderedTransaction>,
     /// One query per table that reads all its rows.
     pub read_state: Vec<TableQuery>,
+    /// How the host begins, commits and rolls back the transactions it runs
+    /// itself (loading the initial rows, winding down an aborted transaction).
+    /// Absent from the JSON of dialects older than IR 1.1, which get the
+    /// standard spelling.
+    #[serde(default)]
+    pub control: TransactionControl,
+}
+
+/// The statements that begin, commit and roll back a transaction outside the
+/// case, in the dialect's own spelling.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TransactionControl {
+    pub begin: String,
+    pub commit: String,
+    pub rollback: String,
+}
+
+impl Default for TransactionControl {
+    /// `BEGIN`, `COMMIT`, `ROLLBACK`: what SQLite, PostgreSQL and the MySQL
+    /// family all accept.
+    fn default() -> Self {
+        TransactionControl {
+            begin: "BEGIN".into(),
+            commit: "COMMIT".into(),
+            rollback: "ROLLBACK".into(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -85,6 +85,12 @@ pub trait Dialect: Send + Sync + 'static {
     /// Turns a driver error into a class the oracles understand.
     fn classify_error(&self, error: &RawDbError) -> DbError;
 
+    /// How the host begins, commits and rolls back the transactions it runs
+    /// itself; the default is the standard spelling.
+    fn transaction_control(&self) -> TransactionControl {
+        TransactionControl::default()
+    }
+
     /// All SQL of a case, rendered once before it runs.
     fn render_case(
         &self,
@@ -115,7 +121,10 @@ pub fn render_case_with<D: Dialect + ?Sized>(
         schema,
         isolation: IsolationLevel::Serializable,
     };
-    let mut out = RenderedCase::default();
+    let mut out = RenderedCase {
+        control: dialect.transaction_control(),
+        ..RenderedCase::default()
+    };
     for table in &schema.tables {
         out.create.extend(dialect.create_table(table)?);
         out.clear.push(dialect.render(

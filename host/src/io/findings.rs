@@ -2,7 +2,7 @@
 //! repro script, the history, the verdict and a short report; after a
 //! reduction, the same for the reduced case in `reduced/`.
 
-use crate::reduction::ReductionReport;
+use super::ReductionReport;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -9,111 +9,13 @@
 //! reduced case is then run `confirm` more times, and the report says how
 //! often it reproduced, because concurrency findings can depend on timing.
 
-use crate::runner::{CaseRunner, Evaluated};
-use serde::Serialize;
-use std::time::{Duration, Instant};
+use super::case_runner::{CaseRunner, Evaluated};
+use crate::config::ReduceSettings;
+use crate::io::{write_reduction, FindingInput, FindingOrigin, ReductionOutcome, ReductionReport};
+use std::path::Path;
+use std::time::Instant;
 use txlab_plugin_api::ir::{Finding, TestCase};
-use txlab_reduce::{reduce, CaseSize, Limits, Stopped};
-
-/// What a reduction may spend, and how hard it checks its result.
-#[derive(Clone, Copy, Debug)]
-pub struct ReduceSettings {
-    pub max_trials: usize,
-    pub max_time: Duration,
-    /// Runs of the reduced case after the reduction.
-    pub confirm: u32,
-    /// Runs of each candidate before it counts as not reproducing: more than
-    /// one for findings that depend on timing. The original case gets at
-    /// least `confirm` runs to show the finding again.
-    pub attempts: u32,
-}
-
-impl Default for ReduceSettings {
-    fn default() -> Self {
-        ReduceSettings {
-            max_trials: 300,
-            max_time: Duration::from_secs(120),
-            confirm: 3,
-            attempts: 1,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ReductionOutcome {
-    /// A smaller (or equally small) case reproduced the finding.
-    Reduced,
-    /// The original case did not show the finding again: nothing to reduce.
-    OriginalDidNotReproduce,
-    /// The reduced case did not reproduce in any confirmation run.
-    ReducedDidNotReproduce,
-}
-
-/// `reduction.json`: what the reduction did.
-#[derive(Clone, Debug, Serialize)]
-pub struct ReductionReport {
-    pub oracle: String,
-    /// The original finding's title.
-    pub title: String,
-    /// What every candidate had to reproduce.
-    pub signature: String,
-    pub outcome: ReductionOutcome,
-    pub before: CaseSize,
-    pub after: CaseSize,
-    /// Candidate cases tried (each up to `attempts` runs), the re-runs of
-    /// the original included.
-    pub trials: usize,
-    pub elapsed_secs: f64,
-    /// Why the search ended.
-    pub stopped: String,
-    /// The removals and simplifications kept, in order.
-    pub steps: Vec<String>,
-    pub confirm_runs: u32,
-    /// Confirmation runs that showed the finding again.
-    pub reproduced: u32,
-    /// The reduced case when no confirmation run showed the finding: kept for
-    /// `txlab replay`, since a finding that shows only some of the time can
-    /// miss three runs.
-    #[serde(skip)]
-    pub unconfirmed: Option<TestCase>,
-}
-
-impl ReductionReport {
-    /// One line for the console and the finding's report.
-    pub fn summary(&self) -> String {
-        let budget = if self.stopped == Stopped::Minimal.describe() {
-            String::new()
-        } else {
-            format!(" ({})", self.stopped)
-        };
-        match self.outcome {
-            ReductionOutcome::Reduced if self.steps.is_empty() => format!(
-                "could not be reduced: no part could go without losing the finding{budget}; reproduced {}/{}",
-                self.reproduced, self.confirm_runs
-            ),
-            ReductionOutcome::Reduced => format!(
-                "reduced from {} to {} statements, {} to {} transactions, {} to {} initial rows{budget}; reproduced {}/{}",
-                self.before.statements,
-                self.after.statements,
-                self.before.transactions,
-                self.after.transactions,
-                self.before.initial_rows,
-                self.after.initial_rows,
-                self.reproduced,
-                self.confirm_runs
-            ),
-            ReductionOutcome::OriginalDidNotReproduce => format!(
-                "not reduced: the case did not show the finding again in {} re-runs",
-                self.trials
-            ),
-            ReductionOutcome::ReducedDidNotReproduce => format!(
-                "unconfirmed: the reduced case ({} statements) showed the finding in 0 of {} confirmation runs; it is in unconfirmed/ for txlab replay",
-                self.after.statements, self.confirm_runs
-            ),
-        }
-    }
-}
+use txlab_reduce::{reduce, CaseSize, Limits};
 
 /// The reduced case and its last run that showed the finding.
 pub struct Reduced {
@@ -211,4 +113,41 @@ pub fn reduce_finding(
     report.steps = reduction.steps;
     report.elapsed_secs = started.elapsed().as_secs_f64();
     (report, last)
+}
+
+/// Reduces a written finding and writes the outcome next to it; returns the
+/// reduction's report.
+pub fn reduce_and_write(
+    runner: &mut CaseRunner<'_>,
+    dir: &Path,
+    origin: FindingOrigin<'_>,
+    generated: &TestCase,
+    finding: &Finding,
+    settings: &ReduceSettings,
+    not_after: Option<Instant>,
+) -> std::io::Result<ReductionReport> {
+    let (report, reduced) = reduce_finding(
+        runner,
+        generated,
+        origin.oracle,
+        finding,
+        settings,
+        not_after,
+    );
+    let finding = reduced
+        .as_ref()
+        .and_then(|r| r.run.finding_of(origin.oracle));
+    let input = reduced
+        .as_ref()
+        .zip(finding)
+        .map(|(r, finding)| FindingInput {
+            origin,
+            generated: &r.generated,
+            case: &r.run.prepared,
+            rendered: &r.run.rendered,
+            history: &r.run.history,
+            finding,
+        });
+    write_reduction(dir, &report, input.as_ref())?;
+    Ok(report)
 }

@@ -2,36 +2,10 @@
 //! removes afterwards. txlab never writes to or drops anything it did not create:
 //! before dropping a database it checks the mark carries this run's tag.
 
-use crate::driver::{redact_url, DriverError};
+use crate::driver::{redact_url, DriverError, ServerKind};
 use mysql_async::prelude::Queryable;
 use std::sync::Mutex;
 use std::time::SystemTime;
-
-/// The server families the host has drivers for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ServerKind {
-    Mysql,
-    Postgres,
-}
-
-impl ServerKind {
-    pub fn from_driver(driver: &str) -> Option<ServerKind> {
-        match driver {
-            "mysql" => Some(ServerKind::Mysql),
-            "postgres" => Some(ServerKind::Postgres),
-            _ => None,
-        }
-    }
-
-    /// The environment variable that holds the server URL when the pipeline
-    /// does not name one.
-    pub fn url_env(self) -> &'static str {
-        match self {
-            ServerKind::Mysql => "TXLAB_MYSQL_URL",
-            ServerKind::Postgres => "TXLAB_PG_URL",
-        }
-    }
-}
 
 /// A run's own databases on one server.
 #[derive(Debug)]

@@ -1,0 +1,120 @@
+//! The `txlab` command line: parsing and dispatch here, one file per
+//! subcommand beside it.
+
+mod bench;
+mod check_config;
+mod finding;
+mod plugins;
+mod reduce;
+mod replay;
+mod run;
+mod setup;
+
+use clap::{ArgAction, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// `println!` that does not panic when stdout is closed (`txlab … | head`):
+/// the run's results are on disk either way, and the exit code must stay true.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+pub(crate) use out;
+
+/// Exit codes: what scripts and CI can rely on.
+pub const EXIT_CLEAN: u8 = 0;
+pub const EXIT_FINDINGS: u8 = 1;
+pub const EXIT_SETUP: u8 = 2;
+pub const EXIT_TOOL_ERRORS: u8 = 3;
+/// As a shell reports a process ended by SIGINT.
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+#[derive(Parser)]
+#[command(
+    name = "txlab",
+    version,
+    about = "Tests how database systems implement transactions and isolation levels",
+    after_help = "Exit codes: 0 nothing found, 1 findings written, 2 usage or set-up error, 3 cases failed with tool errors, 130 interrupted (Ctrl-C) with nothing found."
+)]
+pub struct Cli {
+    /// More log output (-v info, -vv debug, -vvv trace); RUST_LOG overrides.
+    #[arg(short, long, action = ArgAction::Count, global = true)]
+    verbose: u8,
+    /// A directory to search for plugin libraries first (repeatable).
+    #[arg(long = "plugin-dir", value_name = "DIR", global = true)]
+    plugin_dirs: Vec<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List or inspect the plugins txlab can find.
+    Plugins {
+        #[command(subcommand)]
+        command: plugins::PluginsCommand,
+    },
+    /// Check a pipeline file and the configuration of every plugin it names.
+    CheckConfig { pipeline: PathBuf },
+    /// Measure the executor on a pipeline's target: how fast a blocked
+    /// statement is known to be blocked, and the executor's own cost per
+    /// statement against a raw driver loop.
+    Bench(bench::BenchArgs),
+    /// Run a pipeline.
+    Run(run::RunArgs),
+    /// Run a finding's case again (from its generated.json) and say whether
+    /// the oracle reports the same finding: to check a fix, or flakiness.
+    Replay(replay::ReplayArgs),
+    /// Reduce a finding's case again, e.g. with a larger budget; replaces the
+    /// finding's reduced/ directory and reduction.json.
+    Reduce(reduce::ReduceArgs),
+}
+
+fn init_logging(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+}
+
+/// The `txlab` binary.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+    match dispatch(&cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(EXIT_SETUP)
+        }
+    }
+}
+
+fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
+    match &cli.command {
+        Command::Plugins { command } => plugins::run(cli, command),
+        Command::CheckConfig { pipeline } => check_config::run(cli, pipeline),
+        Command::Bench(args) => bench::run(cli, args),
+        Command::Run(args) => run::run(cli, args),
+        Command::Replay(args) => replay::run(cli, args),
+        Command::Reduce(args) => reduce::run(cli, args),
+    }
+}
+
+/// A duration argument written the human way: "10m", "1h 30m".
+fn parse_duration(s: &str) -> Result<Duration, humantime::DurationError> {
+    humantime::parse_duration(s)
+}

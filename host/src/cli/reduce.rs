@@ -1,0 +1,113 @@
+//! `txlab reduce`: reduces a finding's case again, e.g. with a larger budget.
+
+use super::finding::{open_runner, FindingSetup, FindingTarget};
+use super::{out, parse_duration, Cli, EXIT_CLEAN, EXIT_FINDINGS};
+use crate::config::ReduceSettings;
+use crate::io::{FindingOrigin, ReductionOutcome};
+use crate::run::reduce_and_write;
+use crate::setup::Environment;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(clap::Args)]
+pub(super) struct ReduceArgs {
+    /// A finding directory.
+    finding: PathBuf,
+    #[command(flatten)]
+    budget: ReduceBudget,
+    #[command(flatten)]
+    target: FindingTarget,
+}
+
+/// Command-line overrides of the pipeline's `[reduce]` settings.
+#[derive(clap::Args)]
+struct ReduceBudget {
+    /// Candidate cases to run at most (overrides the pipeline's reduce.max_trials).
+    #[arg(long)]
+    max_trials: Option<usize>,
+    /// Time to spend at most, e.g. 5m (overrides reduce.max_time).
+    #[arg(long, value_parser = parse_duration)]
+    max_time: Option<Duration>,
+    /// Runs that confirm the reduced case (overrides reduce.confirm).
+    #[arg(long)]
+    confirm: Option<u32>,
+    /// Runs of each candidate before it counts as not reproducing, for a
+    /// finding that shows only some of the time (overrides reduce.attempts).
+    #[arg(long)]
+    attempts: Option<u32>,
+}
+
+impl ReduceBudget {
+    fn over(&self, base: ReduceSettings) -> ReduceSettings {
+        ReduceSettings {
+            max_trials: self.max_trials.unwrap_or(base.max_trials),
+            max_time: self.max_time.unwrap_or(base.max_time),
+            confirm: self.confirm.unwrap_or(base.confirm).max(1),
+            attempts: self.attempts.unwrap_or(base.attempts).max(1),
+        }
+    }
+}
+
+pub(super) fn run(cli: &Cli, args: &ReduceArgs) -> anyhow::Result<u8> {
+    let dir = &args.finding;
+    if dir
+        .file_name()
+        .is_some_and(|n| n == "reduced" || n == "unconfirmed")
+        && dir
+            .parent()
+            .is_some_and(|p| p.join("provenance.json").exists())
+    {
+        anyhow::bail!(
+            "{} is a reduced case; reduce the finding it belongs to: txlab reduce {}",
+            dir.display(),
+            dir.parent().unwrap_or(dir).display()
+        );
+    }
+    let setup = FindingSetup::load(cli, dir, &args.target)?;
+    let settings = args
+        .budget
+        .over(setup.pipeline.loaded.pipeline.reduce.settings());
+    let resolved = setup.resolve()?;
+    let env = Environment::new(&resolved, args.target.url.as_deref())?;
+    let mut runner = open_runner(&resolved, &env)?;
+    let p = &setup.saved.provenance;
+    out!(
+        "reducing {} ({}: {}), at most {} trials or {}",
+        dir.display(),
+        p.oracle,
+        setup.saved.finding.title,
+        settings.max_trials,
+        humantime::format_duration(settings.max_time)
+    );
+    let report = reduce_and_write(
+        &mut runner,
+        dir,
+        FindingOrigin {
+            oracle: &p.oracle,
+            dialect: &resolved.info,
+            generator: &p.generator,
+            pipeline: &setup.pipeline.loaded.path,
+            request: setup.saved.request(),
+        },
+        &setup.saved.generated,
+        &setup.saved.finding,
+        &settings,
+        None,
+    )?;
+    out!("{}", report.summary());
+    // Exit 1 as long as a case shows the finding, as `replay` does.
+    let attempt = dir.join("reduction-attempt.json");
+    if attempt.exists() {
+        out!(
+            "an earlier, smaller reduction stays in {}; this attempt is in {}",
+            dir.join("reduced").display(),
+            attempt.display()
+        );
+    } else {
+        out!("written: {}", dir.join("reduction.json").display());
+    }
+    Ok(match report.outcome {
+        ReductionOutcome::OriginalDidNotReproduce => EXIT_CLEAN,
+        ReductionOutcome::Reduced | ReductionOutcome::ReducedDidNotReproduce => EXIT_FINDINGS,
+    })
+}

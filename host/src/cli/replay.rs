@@ -1,0 +1,63 @@
+//! `txlab replay`: runs a finding's case again and says whether the finding
+//! shows.
+
+use super::finding::{open_runner, FindingSetup, FindingTarget};
+use super::{out, Cli, EXIT_CLEAN, EXIT_FINDINGS, EXIT_TOOL_ERRORS};
+use crate::setup::Environment;
+use std::path::PathBuf;
+use txlab_plugin_api::ir::Verdict;
+
+#[derive(clap::Args)]
+pub(super) struct ReplayArgs {
+    /// A finding directory, or the reduced/ directory inside one.
+    finding: PathBuf,
+    /// How many times to run it.
+    #[arg(long, default_value_t = 1)]
+    times: u32,
+    #[command(flatten)]
+    target: FindingTarget,
+}
+
+pub(super) fn run(cli: &Cli, args: &ReplayArgs) -> anyhow::Result<u8> {
+    let dir = &args.finding;
+    let setup = FindingSetup::load(cli, dir, &args.target)?;
+    let resolved = setup.resolve()?;
+    let env = Environment::new(&resolved, args.target.url.as_deref())?;
+    let mut runner = open_runner(&resolved, &env)?;
+    let oracle = &setup.saved.provenance.oracle;
+    let title = &setup.saved.finding.title;
+    let signature = setup.saved.finding.signature();
+    out!("replaying {} ({oracle}: {title})", dir.display());
+    let times = args.times.max(1);
+    let (mut same, mut errors) = (0, 0);
+    for i in 1..=times {
+        let line = match runner.evaluate(&setup.saved.generated, Some(oracle)) {
+            Err(e) => {
+                errors += 1;
+                format!("tool error: {e}")
+            }
+            Ok(run) => match run.verdicts.into_iter().next().map(|v| v.verdict) {
+                Some(Err(e)) => {
+                    errors += 1;
+                    format!("the oracle failed: {e}")
+                }
+                Some(Ok(Verdict::Finding(f))) if f.signature() == signature => {
+                    same += 1;
+                    "the same finding".to_string()
+                }
+                Some(Ok(Verdict::Finding(f))) => format!("another finding: {}", f.title),
+                Some(Ok(Verdict::Undecided { reason })) => format!("undecided: {reason}"),
+                Some(Ok(Verdict::Pass)) | None => "pass".to_string(),
+            },
+        };
+        out!("  run {i}: {line}");
+    }
+    out!("reproduced {same}/{times}");
+    Ok(if same > 0 {
+        EXIT_FINDINGS
+    } else if errors > 0 {
+        EXIT_TOOL_ERRORS
+    } else {
+        EXIT_CLEAN
+    })
+}

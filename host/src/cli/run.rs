@@ -1,0 +1,151 @@
+//! `txlab run`: runs a pipeline and prints its summary.
+
+use super::setup::PipelineSetup;
+use super::{
+    out, parse_duration, Cli, EXIT_CLEAN, EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_TOOL_ERRORS,
+};
+use crate::run::{RunOptions, RunSummary};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(clap::Args)]
+pub(super) struct RunArgs {
+    pipeline: PathBuf,
+    /// Number of cases to run (overrides the pipeline).
+    #[arg(long, conflicts_with = "duration")]
+    cases: Option<u64>,
+    /// Run for this long instead, e.g. 10m or 1h.
+    #[arg(long, value_parser = parse_duration)]
+    duration: Option<Duration>,
+    /// The run seed (overrides the pipeline); the same seed gives the same cases.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Run only the case with this index, e.g. to reproduce a finding.
+    #[arg(long, conflicts_with_all = ["cases", "duration"])]
+    case: Option<u64>,
+    /// Where to write findings (overrides the pipeline's run.out).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// The server to test (mysql://user:password@host:port, postgres://…),
+    /// over TXLAB_MYSQL_URL / TXLAB_PG_URL and the pipeline's target.url.
+    #[arg(long)]
+    url: Option<String>,
+    /// Write findings as found, without reducing them.
+    #[arg(long)]
+    no_reduce: bool,
+}
+
+/// A flag that the first Ctrl-C sets, so that a run stops after the cases in
+/// progress, writes its summary and drops its databases; a second Ctrl-C
+/// quits at once.
+fn interrupt_on_ctrl_c() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let set = flag.clone();
+    let watch = move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .ok()?;
+        runtime.block_on(async {
+            tokio::signal::ctrl_c().await.ok()?;
+            set.store(true, Ordering::SeqCst);
+            eprintln!(
+                "\ninterrupted: finishing the cases in progress (Ctrl-C again quits at once)"
+            );
+            tokio::signal::ctrl_c().await.ok()?;
+            std::process::exit(i32::from(EXIT_INTERRUPTED));
+        })
+    };
+    std::thread::spawn(move || {
+        let _: Option<()> = watch();
+    });
+    flag
+}
+
+pub(super) fn run(cli: &Cli, args: &RunArgs) -> anyhow::Result<u8> {
+    let setup = PipelineSetup::load(cli, &args.pipeline)?;
+    let resolved = setup.resolve()?;
+    let options = RunOptions {
+        cases: args.cases,
+        duration: args.duration,
+        seed: args.seed,
+        single_case: args.case,
+        out: args.out.clone(),
+        url: args.url.clone(),
+        no_reduce: args.no_reduce,
+        interrupt: Some(interrupt_on_ctrl_c()),
+    };
+    let summary = crate::run::run(&resolved, &options)?;
+    print_summary(&summary);
+    Ok(if summary.findings > 0 {
+        EXIT_FINDINGS
+    } else if summary.interrupted {
+        EXIT_INTERRUPTED
+    } else if summary.errors > 0
+        || !summary.oracle_errors.is_empty()
+        || summary.stopped_early.is_some()
+    {
+        EXIT_TOOL_ERRORS
+    } else {
+        EXIT_CLEAN
+    })
+}
+
+fn print_summary(s: &RunSummary) {
+    let rate = if s.elapsed_secs > 0.0 {
+        s.cases as f64 / s.elapsed_secs
+    } else {
+        0.0
+    };
+    out!(
+        "txlab: {} cases in {:.1} s ({rate:.1} cases/s), seed {}",
+        s.cases,
+        s.elapsed_secs,
+        s.seed
+    );
+    out!(
+        "  passed {}, findings {} (in {} cases), undecided {}, tool errors {}",
+        s.passed,
+        s.findings,
+        s.cases_with_findings,
+        s.undecided,
+        s.errors
+    );
+    let x = &s.exercised;
+    let aborted: u64 = x.aborted.values().sum();
+    let by_class: Vec<String> = x.aborted.iter().map(|(c, n)| format!("{c} {n}")).collect();
+    out!(
+        "  exercised: {} transactions ({} committed, {} rolled back, {aborted} aborted{}), {} blocked statements in {} cases",
+        x.transactions,
+        x.committed,
+        x.rolled_back,
+        if by_class.is_empty() { String::new() } else { format!(": {}", by_class.join(", ")) },
+        x.blocked_statements,
+        x.cases_with_blocking
+    );
+    let mut kinds: Vec<_> = s.finding_kinds.iter().collect();
+    kinds.sort_by(|a, b| b.1.cmp(a.1));
+    for (kind, n) in kinds {
+        out!("  finding {n}×: {kind}");
+    }
+    let mut reasons: Vec<_> = s.undecided_reasons.iter().collect();
+    reasons.sort_by(|a, b| b.1.cmp(a.1));
+    for (reason, n) in reasons.into_iter().take(5) {
+        out!("  undecided {n}×: {reason}");
+    }
+    for (oracle, n) in &s.oracle_errors {
+        out!("  oracle `{oracle}` failed in {n} cases; the other oracles' verdicts stand");
+    }
+    if let Some(why) = &s.stopped_early {
+        out!("  stopped early: {why}");
+    }
+    if s.errors > 0 || !s.oracle_errors.is_empty() {
+        out!(
+            "  tool errors are listed in {}",
+            s.run_dir.join("errors.log").display()
+        );
+    }
+    out!("  output: {}", s.run_dir.display());
+}

@@ -1,0 +1,224 @@
+//! Runs one test case end to end: the oracles instrument it, the dialect
+//! renders it, the executor runs it on the worker's database, the oracles judge
+//! it. The run loop, the reducer and `txlab replay` all go through here, so a
+//! reduced or replayed case runs exactly as the original did.
+
+use super::CaseError;
+use crate::executor::ScheduleExecutor;
+use crate::setup::{worker_runtime, Environment, OracleInstance, Resolved, SetupError};
+use crate::target::{open_driver, CaseDb, ScratchDb};
+use std::sync::Arc;
+use txlab_plugin_api::host::CallError;
+use txlab_plugin_api::ir::*;
+use txlab_plugin_api::sdk::{HostDb, PluginError};
+
+/// One oracle's answer about a case: its verdict, or the error it failed with.
+pub struct OracleVerdict {
+    pub oracle: String,
+    pub verdict: Result<Verdict, CallError>,
+}
+
+/// A case after it ran.
+pub struct Evaluated {
+    /// The case as run, after every oracle's `prepare`.
+    pub prepared: TestCase,
+    pub rendered: RenderedCase,
+    pub history: History,
+    /// Each judging oracle's verdict, in pipeline order. An oracle whose
+    /// `prepare` or `check` failed has its error here; the others judged as
+    /// usual.
+    pub verdicts: Vec<OracleVerdict>,
+}
+
+impl Evaluated {
+    /// The finding `oracle` reported, if it reported one.
+    pub fn finding_of(&self, oracle: &str) -> Option<&Finding> {
+        self.verdicts.iter().find_map(|v| match &v.verdict {
+            Ok(Verdict::Finding(f)) if v.oracle == oracle => Some(f),
+            _ => None,
+        })
+    }
+}
+
+/// What the pipeline's oracles together ask of a run.
+#[derive(Clone, Copy, Debug)]
+struct Needs {
+    scratch_db: bool,
+    final_state: bool,
+}
+
+impl Needs {
+    fn of(oracles: &[OracleInstance]) -> Self {
+        Needs {
+            scratch_db: oracles.iter().any(|o| o.requirements.scratch_db),
+            final_state: oracles.iter().any(|o| o.requirements.final_state),
+        }
+    }
+}
+
+/// A worker's database connections and oracles.
+pub struct CaseRunner<'a> {
+    resolved: &'a Resolved<'a>,
+    runtime: Arc<tokio::runtime::Runtime>,
+    env_settings: crate::executor::ExecutorSettings,
+    limits: SessionLimits,
+    oracles: Vec<OracleInstance>,
+    needs: Needs,
+    /// Opened only when an oracle declared that it replays.
+    scratch: Option<ScratchDb>,
+    case_db: CaseDb,
+}
+
+/// Stands in for the scratch database when no oracle declared it needs one.
+struct NoScratchDb;
+
+impl HostDb for NoScratchDb {
+    fn call(&mut self, _request: HostDbRequest) -> Result<HostDbResponse, PluginError> {
+        Err(PluginError::host(
+            "this oracle declared no scratch database in its requirements (`scratch_db = false`), so the host opened none",
+        ))
+    }
+}
+
+impl<'a> CaseRunner<'a> {
+    /// Opens worker `id`'s case database (and scratch database, when an
+    /// oracle replays) on the run's target. `setups` are the session set-ups
+    /// of every level the run tests; each is tried once so that a setting the
+    /// server refuses stops the run now.
+    pub fn open(
+        resolved: &'a Resolved<'a>,
+        env: &Environment,
+        id: usize,
+        setups: &[SessionSetup],
+        oracles: Vec<OracleInstance>,
+    ) -> Result<Self, SetupError> {
+        let runtime = worker_runtime()?;
+        let needs = Needs::of(&oracles);
+        let open = |role: &str| {
+            runtime.block_on(open_driver(
+                &resolved.info,
+                &env.location,
+                &format!("w{id}_{role}"),
+                env.timeouts,
+            ))
+        };
+        let case_driver = open("case")?;
+        let scratch = if needs.scratch_db {
+            Some(ScratchDb::new(
+                runtime.clone(),
+                open("scratch")?,
+                resolved.dialect.clone(),
+                env.limits,
+                setups[0].clone(),
+            )?)
+        } else {
+            None
+        };
+        let mut case_db = runtime.block_on(CaseDb::open(case_driver, &setups[0]))?;
+        runtime.block_on(case_db.preflight(setups))?;
+        Ok(CaseRunner {
+            resolved,
+            env_settings: env.settings,
+            limits: env.limits,
+            oracles,
+            needs,
+            scratch,
+            runtime,
+            case_db,
+        })
+    }
+
+    /// Runs `case` and asks the oracles about it: every oracle, or only the
+    /// one named `only`. Every oracle instruments the case either way, so that
+    /// it runs as it did in the original run. `Err` is a tool error of the
+    /// case; an oracle that fails costs only its own verdict.
+    pub fn evaluate(
+        &mut self,
+        case: &TestCase,
+        only: Option<&str>,
+    ) -> Result<Evaluated, CaseError> {
+        case.validate().map_err(CaseError::Invalid)?;
+        let mut prepared = case.clone();
+        let mut failed_prepare: Vec<(usize, CallError)> = Vec::new();
+        for (i, o) in self.oracles.iter_mut().enumerate() {
+            match o.handle.prepare(&prepared) {
+                Ok(next) => {
+                    next.validate()
+                        .map_err(|error| CaseError::PreparedInvalid {
+                            oracle: o.handle.label().to_string(),
+                            error,
+                        })?;
+                    prepared = next;
+                }
+                // The case runs without this oracle's instrumentation; the
+                // others judge it as usual.
+                Err(e) => failed_prepare.push((i, e)),
+            }
+        }
+        let rendered = self
+            .resolved
+            .dialect
+            .render_case(&prepared, &self.limits)
+            .map_err(CaseError::Render)?;
+        let history = self.execute(&prepared, &rendered)?;
+        let input = CheckInput {
+            case: prepared,
+            history,
+        };
+        let mut verdicts = Vec::new();
+        for (i, oracle) in self.oracles.iter_mut().enumerate() {
+            if only.is_some_and(|o| o != oracle.name) {
+                continue;
+            }
+            let verdict = match failed_prepare.iter().position(|(f, _)| *f == i) {
+                Some(at) => Err(failed_prepare.swap_remove(at).1),
+                None => match &mut self.scratch {
+                    Some(scratch) => {
+                        let v = oracle.handle.check(&input, scratch);
+                        scratch.end_check();
+                        v
+                    }
+                    None => oracle.handle.check(&input, &mut NoScratchDb),
+                },
+            };
+            verdicts.push(OracleVerdict {
+                oracle: oracle.name.clone(),
+                verdict,
+            });
+        }
+        Ok(Evaluated {
+            prepared: input.case,
+            rendered,
+            history: input.history,
+            verdicts,
+        })
+    }
+
+    fn execute(&mut self, case: &TestCase, rendered: &RenderedCase) -> Result<History, CaseError> {
+        let dialect = self.resolved.dialect.clone();
+        let settings = self.env_settings;
+        let read_final_state = self.needs.final_state;
+        let db = &mut self.case_db;
+        self.runtime.block_on(async move {
+            db.prepare(&dialect, case, rendered).await?;
+            let setups: Vec<SessionSetup> = rendered
+                .transactions
+                .iter()
+                .map(|t| t.session.clone())
+                .collect();
+            let sessions = db.sessions(&setups).await?;
+            let executor = ScheduleExecutor {
+                settings,
+                monitor: db.monitor.as_ref(),
+                classifier: dialect.as_ref(),
+            };
+            let (history, sessions) = executor.run(case, rendered, sessions).await;
+            db.give_back(sessions, &setups);
+            let mut history = history?;
+            if read_final_state {
+                history.final_state = Some(db.read_state(rendered).await?);
+            }
+            Ok(history)
+        })
+    }
+}

@@ -1,0 +1,168 @@
+//! What the workers of a run share: the case counter, the stop flag, the
+//! tallies, the logs and the progress bar. Each case's result is recorded
+//! here, once, under one lock.
+
+use super::summary::{reason_key, RunSummary};
+use super::worker::CaseResult;
+use super::CaseError;
+use indicatif::ProgressBar;
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use txlab_plugin_api::ir::CaseRequest;
+
+pub(super) struct Shared {
+    pub(super) taken: AtomicU64,
+    pub(super) interrupt: Option<Arc<AtomicBool>>,
+    pub(super) stop: AtomicBool,
+    pub(super) stop_reason: Mutex<Option<String>>,
+    pub(super) summary: Mutex<RunSummary>,
+    pub(super) consecutive_errors: AtomicU64,
+    pub(super) max_consecutive_errors: u64,
+    pub(super) errors_log: Mutex<std::fs::File>,
+    pub(super) undecided_log: Mutex<std::fs::File>,
+    pub(super) findings_dir: PathBuf,
+    pub(super) progress: ProgressBar,
+    /// Reductions started per oracle and finding signature.
+    pub(super) reductions: Mutex<BTreeMap<(String, String), u32>>,
+    pub(super) max_reductions_per_kind: u32,
+}
+
+impl Shared {
+    pub(super) fn stop(&self, reason: String) {
+        let mut r = self.stop_reason.lock().expect("lock");
+        if r.is_none() {
+            *r = Some(reason);
+        }
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    pub(super) fn stopped(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    /// Whether a finding of `oracle` with `signature` gets reduced: the first
+    /// few of each kind do, so that a DBMS with one frequent bug does not
+    /// spend the run reducing it again and again.
+    pub(super) fn may_reduce(&self, oracle: &str, signature: &str) -> bool {
+        let mut started = self.reductions.lock().expect("lock");
+        let n = started
+            .entry((oracle.to_string(), signature.to_string()))
+            .or_default();
+        *n += 1;
+        *n <= self.max_reductions_per_kind
+    }
+
+    pub(super) fn interrupted(&self) -> bool {
+        self.interrupt
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::SeqCst))
+    }
+
+    /// A line above the progress bar, or on stdout when there is no bar
+    /// (not a terminal), where indicatif would drop it.
+    fn say(&self, line: String) {
+        if self.progress.is_hidden() {
+            // Not println!: a closed stdout must not panic a worker.
+            let _ = writeln!(std::io::stdout(), "{line}");
+        } else {
+            self.progress.println(line);
+        }
+    }
+
+    pub(super) fn refresh(&self) {
+        let s = self.summary.lock().expect("lock");
+        self.progress.set_message(format!(
+            "findings {} | undecided {} | errors {}",
+            s.findings, s.undecided, s.errors
+        ));
+    }
+
+    fn log_error(&self, seed: u64, request: CaseRequest, what: &str) {
+        let line = format!(
+            "case {} (run seed {seed}, case seed {}): {what}\n",
+            request.index, request.seed
+        );
+        tracing::warn!(target: "txlab::run", "{}", line.trim_end());
+        let _ = self
+            .errors_log
+            .lock()
+            .expect("lock")
+            .write_all(line.as_bytes());
+    }
+
+    /// Counts one case, writes its log lines, and stops the run after too
+    /// many cases in a row could not be judged at all.
+    pub(super) fn record(
+        &self,
+        seed: u64,
+        request: CaseRequest,
+        result: &Result<CaseResult, CaseError>,
+    ) {
+        let mut s = self.summary.lock().expect("lock");
+        s.cases += 1;
+        let failed = match result {
+            Ok(r) => {
+                s.exercised.add(&r.history);
+                for (oracle, e) in &r.oracle_errors {
+                    *s.oracle_errors.entry(oracle.clone()).or_default() += 1;
+                    self.log_error(seed, request, &format!("oracle `{oracle}` failed: {e}"));
+                }
+                if r.judged == 0 {
+                    // Every oracle failed: the case could not be judged.
+                    s.errors += 1;
+                } else if !r.findings.is_empty() {
+                    s.cases_with_findings += 1;
+                    s.findings += r.findings.len() as u64;
+                    for f in &r.findings {
+                        *s.finding_kinds.entry(f.kind.clone()).or_default() += 1;
+                        let line = match &f.reduction {
+                            Some(r) => format!("finding: {} ({r})", f.dir.display()),
+                            None => format!("finding: {}", f.dir.display()),
+                        };
+                        self.say(line);
+                    }
+                } else if !r.undecided.is_empty() {
+                    s.undecided += 1;
+                    let mut log = self.undecided_log.lock().expect("lock");
+                    for reason in &r.undecided {
+                        *s.undecided_reasons.entry(reason_key(reason)).or_default() += 1;
+                        let _ = writeln!(
+                            log,
+                            "case {} (run seed {seed}, case seed {}): {reason}",
+                            request.index, request.seed
+                        );
+                    }
+                } else {
+                    s.passed += 1;
+                }
+                // Nothing judged the case: as bad as a case that failed.
+                r.judged == 0
+            }
+            Err(e) => {
+                s.errors += 1;
+                self.log_error(seed, request, &e.to_string());
+                true
+            }
+        };
+        drop(s);
+        if failed {
+            let n = self.consecutive_errors.fetch_add(1, Ordering::SeqCst) + 1;
+            if n >= self.max_consecutive_errors {
+                let last = match result {
+                    Err(e) => e.to_string(),
+                    Ok(r) => r
+                        .oracle_errors
+                        .last()
+                        .map(|(o, e)| format!("oracle `{o}` failed: {e}"))
+                        .unwrap_or_default(),
+                };
+                self.stop(format!("{n} cases in a row failed; the last error: {last}"));
+            }
+        } else {
+            self.consecutive_errors.store(0, Ordering::SeqCst);
+        }
+    }
+}

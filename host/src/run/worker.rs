@@ -1,0 +1,164 @@
+//! A worker: takes the next case of the plan, runs it, writes and reduces its
+//! findings, and records the result.
+
+use super::case_runner::CaseRunner;
+use super::plan::Plan;
+use super::reduction::reduce_and_write;
+use super::shared::Shared;
+use super::CaseError;
+use crate::config::ReduceSettings;
+use crate::io::{write_finding, FindingInput, FindingOrigin};
+use crate::setup::Resolved;
+use std::path::PathBuf;
+use std::time::Instant;
+use txlab_plugin_api::host::{CallError, GeneratorHandle};
+use txlab_plugin_api::ir::*;
+
+pub(super) struct Worker<'a> {
+    pub(super) resolved: &'a Resolved<'a>,
+    pub(super) generator: GeneratorHandle,
+    pub(super) runner: CaseRunner<'a>,
+    pub(super) reduce: Option<ReduceSettings>,
+    /// When a `--duration` run ends: no reduction runs past it.
+    pub(super) run_ends: Option<Instant>,
+}
+
+/// What one case came to.
+pub(super) struct CaseResult {
+    pub(super) findings: Vec<WrittenFinding>,
+    pub(super) undecided: Vec<String>,
+    /// Oracles that failed on this case, with their errors.
+    pub(super) oracle_errors: Vec<(String, CallError)>,
+    /// Oracles that gave a verdict.
+    pub(super) judged: usize,
+    pub(super) history: History,
+}
+
+pub(super) struct WrittenFinding {
+    pub(super) dir: PathBuf,
+    /// "oracle: signature", to count findings by kind.
+    pub(super) kind: String,
+    /// The reduction's one-line summary, when the finding was reduced.
+    pub(super) reduction: Option<String>,
+}
+
+impl Worker<'_> {
+    pub(super) fn work(&mut self, seed: u64, plan: &Plan, shared: &Shared) {
+        loop {
+            if shared.interrupted() {
+                shared.stop(
+                    "interrupted (Ctrl-C); the cases in progress were finished and counted".into(),
+                );
+            }
+            if shared.stopped() {
+                break;
+            }
+            let taken = shared
+                .taken
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if !plan.allows(taken) {
+                break;
+            }
+            let request = CaseRequest::new(seed, plan.index(taken));
+            let result = self.run_case(request, shared);
+            shared.record(seed, request, &result);
+            shared.progress.inc(1);
+            shared.refresh();
+        }
+    }
+
+    fn run_case(&mut self, request: CaseRequest, shared: &Shared) -> Result<CaseResult, CaseError> {
+        let r = self.resolved;
+        let case = self
+            .generator
+            .next_case(request)
+            .map_err(CaseError::Generator)?;
+        case.validate()
+            .map_err(|error| CaseError::GeneratedInvalid {
+                generator: self.generator.label().to_string(),
+                error,
+            })?;
+        let run = self.runner.evaluate(&case, None)?;
+        let mut result = CaseResult {
+            findings: Vec::new(),
+            undecided: Vec::new(),
+            oracle_errors: Vec::new(),
+            judged: 0,
+            history: History::default(),
+        };
+        // Every finding is on disk before any reduction starts: whatever
+        // happens to a reduction, the findings are kept and counted.
+        let mut to_reduce = Vec::new();
+        for v in &run.verdicts {
+            let name = v.oracle.as_str();
+            let verdict = match &v.verdict {
+                Ok(verdict) => verdict,
+                Err(e) => {
+                    result.oracle_errors.push((name.to_string(), e.clone()));
+                    continue;
+                }
+            };
+            result.judged += 1;
+            match verdict {
+                Verdict::Pass => {}
+                Verdict::Undecided { reason } => result.undecided.push(format!("{name}: {reason}")),
+                Verdict::Finding(finding) => {
+                    let origin = FindingOrigin {
+                        oracle: name,
+                        dialect: &r.info,
+                        generator: r.generator_name(),
+                        pipeline: &r.pipeline.path,
+                        request,
+                    };
+                    let dir = write_finding(
+                        &shared.findings_dir,
+                        &FindingInput {
+                            origin,
+                            generated: &case,
+                            case: &run.prepared,
+                            rendered: &run.rendered,
+                            history: &run.history,
+                            finding,
+                        },
+                    )
+                    .map_err(CaseError::WriteFinding)?;
+                    if shared.may_reduce(name, finding.signature()) {
+                        to_reduce.push((result.findings.len(), origin, finding));
+                    }
+                    result.findings.push(WrittenFinding {
+                        dir,
+                        kind: format!("{name}: {}", finding.signature()),
+                        reduction: None,
+                    });
+                }
+            }
+        }
+        if let Some(settings) = self.reduce {
+            for (i, origin, finding) in to_reduce {
+                if shared.interrupted() {
+                    result.findings[i].reduction =
+                        Some("not reduced: the run was interrupted".into());
+                    continue;
+                }
+                let dir = result.findings[i].dir.clone();
+                let summary = reduce_and_write(
+                    &mut self.runner,
+                    &dir,
+                    origin,
+                    &case,
+                    finding,
+                    &settings,
+                    self.run_ends,
+                )
+                .map(|report| report.summary())
+                .unwrap_or_else(|e| {
+                    tracing::warn!(target: "txlab::run", "the reduction of {} failed: {e}", dir.display());
+                    format!("the reduction failed: {e}")
+                });
+                result.findings[i].reduction = Some(summary);
+            }
+        }
+        result.history = run.history;
+        Ok(result)
+    }
+}

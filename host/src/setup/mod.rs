@@ -1,0 +1,47 @@
+//! What a run needs before its first case: the pipeline's plugins resolved
+//! and configured ([`Resolved`]), and the run's environment — runtime,
+//! databases, limits ([`Environment`]). The run loop, `replay`, `reduce` and
+//! `bench` all start from here.
+
+mod environment;
+mod resolve;
+
+pub use environment::{worker_runtime, Environment};
+pub use resolve::{OracleInstance, Resolved};
+
+use crate::config::ConfigError;
+use crate::target::TargetError;
+use std::path::PathBuf;
+use txlab_plugin_api::host::CallError;
+
+/// Problems found before any case runs.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Plugin(#[from] CallError),
+    #[error("cannot write findings to {}: {reason}", path.display())]
+    Output { path: PathBuf, reason: String },
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    #[error("dialect `{0}` declares no isolation level")]
+    NoLevels(String),
+    #[error("{oracle} cannot check {mode} runs, the only executor mode this pipeline uses")]
+    UnsupportedMode { oracle: String, mode: &'static str },
+    #[error(
+        "dialect `{dialect}` needs a server: pass --url, set the environment variable {env}, or set `[target] url` in {}",
+        pipeline.display()
+    )]
+    NoServerUrl {
+        dialect: String,
+        env: &'static str,
+        pipeline: PathBuf,
+    },
+    #[error("cannot create the database directory: {0}")]
+    DatabaseDir(std::io::Error),
+    #[error("cannot start an async runtime: {0}")]
+    Runtime(std::io::Error),
+    #[error("the benchmark could not run: {0}")]
+    Bench(String),
+}
