@@ -9,8 +9,8 @@
 //! wrapper from a plugin crate of its own (`examples/dialect-acme` wraps
 //! [`MariadbDialect`]). The modules are the pieces to reuse:
 //!
-//! - [`flavor`]: the three DBMSs, their options, and the [`Target`] that every
-//!   other module takes;
+//! - [`flavor`]: the three DBMSs, their options, and the [`Target`] (a flavor with
+//!   its options) that rendering, session set-up and the semantics depend on;
 //! - [`semantics`]: the isolation levels each flavor offers and what they mean, with
 //!   sources;
 //! - [`session`]: the statements that set a session up for a level and its limits;
@@ -23,6 +23,8 @@
 //!   `SHOW ENGINE INNODB STATUS` that the host applies on MariaDB.
 
 #![warn(missing_docs)]
+// Vendor pages are cited as plain URLs in parentheses, in the docs as in the code.
+#![allow(rustdoc::bare_urls)]
 
 pub mod errors;
 pub mod flavor;

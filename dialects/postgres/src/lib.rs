@@ -15,6 +15,8 @@
 //! - [`errors`]: classification of SQLSTATEs.
 
 #![warn(missing_docs)]
+// Vendor pages are cited as plain URLs in parentheses, in the docs as in the code.
+#![allow(rustdoc::bare_urls)]
 
 pub mod errors;
 pub mod flavor;

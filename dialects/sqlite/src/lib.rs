@@ -10,6 +10,8 @@
 //! - [`errors`]: classification of SQLite result codes.
 
 #![warn(missing_docs)]
+// Vendor pages are cited as plain URLs in parentheses, in the docs as in the code.
+#![allow(rustdoc::bare_urls)]
 
 pub mod errors;
 pub mod literal;
