@@ -1,78 +1,11 @@
-//! txlab dialect plugin for SQLite, the embedded zero-setup default.
+//! txlab dialect plugin for SQLite, the embedded zero-setup default: the entry
+//! `sqlite`.
 //!
-//! - `semantics`: the isolation level SQLite offers and what it means, with sources;
-//! - `literal`: identifiers, literals and type names;
-//! - `syntax`: what SQLite spells its own way in statements and expressions; the
-//!   SDK's shared renderer writes the rest;
-//! - `errors`: classification of SQLite result codes.
+//! Everything it does is in the library `txlab-sqlite`; this crate only exports
+//! its dialect as the shared library the host loads.
 
-mod errors;
-mod literal;
-mod semantics;
-mod syntax;
-
-use serde::Deserialize;
-use txlab_plugin_api::prelude::*;
-
-/// The `sqlite` dialect. It is stateless: the host's driver owns the connections
-/// and configures WAL mode and busy handling itself.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SqliteDialect;
-
-/// The dialect has no options; unknown keys are rejected.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SqliteConfig {}
-
-impl DialectPlugin for SqliteDialect {
-    const NAME: &'static str = semantics::NAME;
-    const DESCRIPTION: &'static str =
-        "SQLite in WAL mode: serializable transactions, one writer at a time";
-    const DEFAULT_CONFIG: &'static str = "# The sqlite dialect has no options.\n";
-    type Config = SqliteConfig;
-
-    fn new(_config: SqliteConfig) -> Result<Self, PluginError> {
-        Ok(SqliteDialect)
-    }
-}
-
-impl Dialect for SqliteDialect {
-    fn info(&self) -> DialectInfo {
-        semantics::info()
-    }
-
-    fn create_table(&self, table: &Table) -> Result<Vec<String>, PluginError> {
-        sql::create_table(self, table)
-    }
-
-    fn drop_table(&self, table: &Table) -> Result<String, PluginError> {
-        sql::drop_table(self, table)
-    }
-
-    fn render(
-        &self,
-        statement: &Statement,
-        ctx: &RenderContext<'_>,
-    ) -> Result<String, PluginError> {
-        sql::render_statement(self, statement, ctx)
-    }
-
-    /// Nothing to set per session (the host's embedded driver enforces the
-    /// statement and lock-wait limits itself), but a level SQLite lacks is refused
-    /// here too, so that an autocommit transaction (which has no BEGIN) cannot
-    /// claim it.
-    fn session_setup(&self, request: &SessionRequest) -> Result<SessionSetup, PluginError> {
-        semantics::check_level(request.isolation)?;
-        Ok(SessionSetup::default())
-    }
-
-    fn classify_error(&self, error: &RawDbError) -> DbError {
-        errors::classify(error)
-    }
-}
-
-export_plugin! {
-    dialects: [SqliteDialect],
+txlab_plugin_api::export_plugin! {
+    dialects: [txlab_sqlite::SqliteDialect],
     generators: [],
     oracles: [],
 }

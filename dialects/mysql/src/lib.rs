@@ -1,0 +1,179 @@
+//! The MySQL family of txlab dialects as a library: three dialects, `mysql` (MySQL
+//! 8.0 and 8.4), `mariadb` (MariaDB 10.11 and 11.x) and `tidb` (TiDB 7.x and 8.x),
+//! that share one renderer and one error classifier and differ in what the vendors
+//! document.
+//!
+//! The plugin `txlab-dialect-mysql` exports these three types as they are. A
+//! dialect for a server of the family (a fork, a cloud service) can build on them:
+//! wrap one, delegate what stays the same and change the rest, then export the
+//! wrapper from a plugin crate of its own (`examples/dialect-acme` wraps
+//! [`MariadbDialect`]). The modules are the pieces to reuse:
+//!
+//! - [`flavor`]: the three DBMSs, their options, and the [`Target`] (a flavor with
+//!   its options) that rendering, session set-up and the semantics depend on;
+//! - [`semantics`]: the isolation levels each flavor offers and what they mean, with
+//!   sources;
+//! - [`session`]: the statements that set a session up for a level and its limits;
+//! - [`literal`]: identifiers, literals and type names;
+//! - [`syntax`]: what each flavor spells its own way in statements, expressions and
+//!   table DDL ([`Target`] implements the SDK's `SqlSyntax`); the SDK's shared
+//!   renderer writes the rest;
+//! - [`errors`]: classification of MySQL error numbers;
+//! - [`probe`]: the lock-wait probes, among them the parser of
+//!   `SHOW ENGINE INNODB STATUS` that the host applies on MariaDB.
+
+#![warn(missing_docs)]
+// Vendor pages are cited as plain URLs in parentheses, in the docs as in the code.
+#![allow(rustdoc::bare_urls)]
+
+pub mod errors;
+pub mod flavor;
+pub mod literal;
+pub mod probe;
+pub mod semantics;
+pub mod session;
+pub mod syntax;
+
+pub use flavor::{Flavor, Target, TxnMode};
+pub use probe::innodb_status_waits;
+
+use serde::Deserialize;
+use txlab_plugin_api::prelude::*;
+
+/// The `mysql` dialect: MySQL 8.0 and 8.4 with InnoDB. It has no options. Build
+/// it with `DialectPlugin::new`.
+#[derive(Clone, Debug)]
+pub struct MysqlDialect(Target);
+
+/// The `mariadb` dialect: MariaDB 10.11 and 11.x with InnoDB. Build it with
+/// `DialectPlugin::new` from a [`MariadbConfig`].
+#[derive(Clone, Debug)]
+pub struct MariadbDialect(Target);
+
+/// The `tidb` dialect: TiDB 7.x and 8.x. Build it with `DialectPlugin::new` from a
+/// [`TidbConfig`].
+#[derive(Clone, Debug)]
+pub struct TidbDialect(Target);
+
+/// The options of the `mysql` dialect: none; unknown keys are rejected.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MysqlConfig {}
+
+/// The options of the `mariadb` dialect, the pipeline's `[target.config]`; unknown
+/// keys are rejected.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MariadbConfig {
+    /// Sets `innodb_snapshot_isolation` for every session; it changes what
+    /// REPEATABLE READ means, so the declared semantics follow it.
+    pub snapshot_isolation: bool,
+}
+
+/// The options of the `tidb` dialect, the pipeline's `[target.config]`; unknown
+/// keys are rejected.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TidbConfig {
+    /// The transaction mode of every transaction, explicit and autocommit.
+    pub txn_mode: TxnMode,
+}
+
+impl DialectPlugin for MysqlDialect {
+    const NAME: &'static str = semantics::MYSQL;
+    const DESCRIPTION: &'static str =
+        "MySQL 8.0/8.4 with InnoDB: all four isolation levels, row and next-key locks";
+    const DEFAULT_CONFIG: &'static str = "# The mysql dialect has no options.\n";
+    type Config = MysqlConfig;
+
+    fn new(_config: MysqlConfig) -> Result<Self, PluginError> {
+        Ok(MysqlDialect(Target::mysql()))
+    }
+}
+
+impl DialectPlugin for MariadbDialect {
+    const NAME: &'static str = semantics::MARIADB;
+    const DESCRIPTION: &'static str =
+        "MariaDB 10.11/11.x with InnoDB: all four isolation levels, optional snapshot isolation";
+    const DEFAULT_CONFIG: &'static str = "\
+# Run every session with innodb_snapshot_isolation = ON (true) or OFF (false).
+# ON makes REPEATABLE READ snapshot isolation: a write to a row that another
+# transaction changed after the snapshot fails with error 1020 and rolls the
+# transaction back. SERIALIZABLE behaves the same from the first statement on,
+# and READ COMMITTED loses its semi-consistent reads. The variable exists from
+# MariaDB 10.6.18, 10.11.8 and 11.4.2; from 11.6.2 the server's own default is
+# ON, so the dialect always sets it.
+snapshot_isolation = false
+";
+    type Config = MariadbConfig;
+
+    fn new(config: MariadbConfig) -> Result<Self, PluginError> {
+        Ok(MariadbDialect(Target::mariadb(config.snapshot_isolation)))
+    }
+}
+
+impl DialectPlugin for TidbDialect {
+    const NAME: &'static str = semantics::TIDB;
+    const DESCRIPTION: &'static str =
+        "TiDB 7.x/8.x: snapshot isolation (REPEATABLE READ) and READ COMMITTED, no gap locks";
+    const DEFAULT_CONFIG: &'static str = "\
+# \"pessimistic\": writes lock rows as they run and wait for each other (READ
+# COMMITTED and REPEATABLE READ). \"optimistic\": write conflicts surface at
+# COMMIT, and TiDB offers only REPEATABLE READ (snapshot isolation).
+txn_mode = \"pessimistic\"
+";
+    type Config = TidbConfig;
+
+    fn new(config: TidbConfig) -> Result<Self, PluginError> {
+        Ok(TidbDialect(Target::tidb(config.txn_mode)))
+    }
+}
+
+/// The three entries share their implementation: the target knows its flavor.
+macro_rules! delegate_to_target {
+    ($($dialect:ty),*) => {$(
+        impl $dialect {
+            /// The flavor and options everything this dialect does depends on: pass
+            /// it to the functions of this crate's modules, or to the SDK's `sql`
+            /// renderer as the `SqlSyntax`.
+            pub fn target(&self) -> &Target {
+                &self.0
+            }
+        }
+
+        impl Dialect for $dialect {
+            fn info(&self) -> DialectInfo {
+                semantics::info(&self.0)
+            }
+
+            fn create_table(&self, table: &Table) -> Result<Vec<String>, PluginError> {
+                sql::create_table(&self.0, table)
+            }
+
+            fn drop_table(&self, table: &Table) -> Result<String, PluginError> {
+                sql::drop_table(&self.0, table)
+            }
+
+            fn render(
+                &self,
+                statement: &Statement,
+                ctx: &RenderContext<'_>,
+            ) -> Result<String, PluginError> {
+                sql::render_statement(&self.0, statement, ctx)
+            }
+
+            fn session_setup(
+                &self,
+                request: &SessionRequest,
+            ) -> Result<SessionSetup, PluginError> {
+                session::setup(&self.0, request)
+            }
+
+            fn classify_error(&self, error: &RawDbError) -> DbError {
+                errors::classify(error)
+            }
+        }
+    )*};
+}
+
+delegate_to_target!(MysqlDialect, MariadbDialect, TidbDialect);

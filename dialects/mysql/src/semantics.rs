@@ -1,0 +1,407 @@
+//! What each flavor offers and what its isolation levels mean, with the vendor pages
+//! each fact comes from. Facts marked "checked on MariaDB 10.11" are also asserted by
+//! this crate's live tests against a real server.
+
+use crate::flavor::{Flavor, Target, TxnMode};
+use crate::probe::lock_probe;
+use txlab_plugin_api::prelude::*;
+
+/// The registry name of the `mysql` dialect, also `DialectInfo::name`.
+pub const MYSQL: &str = "mysql";
+/// The registry name of the `mariadb` dialect, also `DialectInfo::name`.
+pub const MARIADB: &str = "mariadb";
+/// The registry name of the `tidb` dialect, also `DialectInfo::name`.
+pub const TIDB: &str = "tidb";
+
+// MySQL 8.0 Reference Manual; the 8.4 pages say the same.
+/// MySQL: the InnoDB isolation levels.
+pub const MYSQL_ISOLATION: &str =
+    "https://dev.mysql.com/doc/refman/8.0/en/innodb-transaction-isolation-levels.html";
+/// MySQL: consistent nonlocking reads (snapshots).
+pub const MYSQL_CONSISTENT_READ: &str =
+    "https://dev.mysql.com/doc/refman/8.0/en/innodb-consistent-read.html";
+/// MySQL: locking reads (`FOR UPDATE`, `FOR SHARE`).
+pub const MYSQL_LOCKING_READS: &str =
+    "https://dev.mysql.com/doc/refman/8.0/en/innodb-locking-reads.html";
+/// MySQL: the locks each statement sets (next-key and gap locks).
+pub const MYSQL_LOCKS_SET: &str = "https://dev.mysql.com/doc/refman/8.0/en/innodb-locks-set.html";
+/// MySQL: semi-consistent reads.
+pub const MYSQL_SEMI_CONSISTENT: &str =
+    "https://dev.mysql.com/doc/refman/8.0/en/glossary.html#glos_semi_consistent_read";
+/// MySQL: what InnoDB rolls back on an error.
+pub const MYSQL_ERROR_HANDLING: &str =
+    "https://dev.mysql.com/doc/refman/8.0/en/innodb-error-handling.html";
+
+/// MariaDB: `SET TRANSACTION` and its isolation levels.
+pub const MARIADB_SET_TRANSACTION: &str =
+    "https://mariadb.com/docs/server/reference/sql-statements/transactions/set-transaction";
+/// MariaDB: the `innodb_snapshot_isolation` variable.
+pub const MARIADB_SNAPSHOT_ISOLATION: &str = "https://mariadb.com/docs/server/server-usage/storage-engines/innodb/innodb-system-variables#innodb_snapshot_isolation";
+
+/// TiDB: its isolation levels.
+pub const TIDB_ISOLATION: &str =
+    "https://docs.pingcap.com/tidb/stable/transaction-isolation-levels";
+/// TiDB: pessimistic transactions.
+pub const TIDB_PESSIMISTIC: &str = "https://docs.pingcap.com/tidb/stable/pessimistic-transaction";
+/// TiDB: optimistic transactions.
+pub const TIDB_OPTIMISTIC: &str = "https://docs.pingcap.com/tidb/stable/optimistic-transaction";
+/// TiDB: transactions overview.
+pub const TIDB_TRANSACTIONS: &str = "https://docs.pingcap.com/tidb/stable/transaction-overview";
+
+/// What `target` offers: its isolation levels with their semantics, its features
+/// and its lock probe (`Dialect::info`).
+pub fn info(target: &Target) -> DialectInfo {
+    DialectInfo {
+        name: match target.flavor {
+            Flavor::Mysql => MYSQL,
+            Flavor::Mariadb => MARIADB,
+            Flavor::Tidb => TIDB,
+        }
+        .to_string(),
+        driver: "mysql".to_string(),
+        levels: levels(target),
+        features: features(target.flavor),
+        lock_probe: lock_probe(target.flavor),
+        session_control: SessionControl::default(),
+    }
+}
+
+/// Fails for every level the target does not offer, naming it.
+pub fn check_level(target: &Target, level: IsolationLevel) -> Result<(), PluginError> {
+    let offered: Vec<IsolationLevel> = levels(target).iter().map(|l| l.level).collect();
+    if offered.contains(&level) {
+        return Ok(());
+    }
+    let names: Vec<&str> = offered.iter().map(|l| l.name()).collect();
+    let mode = match target.flavor {
+        Flavor::Tidb => format!(" in {} mode", target.txn_mode.keyword().to_lowercase()),
+        Flavor::Mysql | Flavor::Mariadb => String::new(),
+    };
+    Err(PluginError::unsupported(format!(
+        "{}{mode} offers {}, not {level}",
+        target.flavor,
+        names.join(", ")
+    )))
+}
+
+/// The isolation levels `target` offers and what each one means there.
+pub fn levels(target: &Target) -> Vec<LevelSemantics> {
+    match target.flavor {
+        Flavor::Mysql | Flavor::Mariadb => vec![
+            innodb_read_uncommitted(target),
+            innodb_read_committed(target),
+            innodb_repeatable_read(target),
+            innodb_serializable(target),
+        ],
+        // https://docs.pingcap.com/tidb/stable/transaction-isolation-levels: TiDB
+        // offers REPEATABLE READ (snapshot isolation) and, in pessimistic mode
+        // only, READ COMMITTED; in optimistic mode READ COMMITTED is accepted but
+        // runs as REPEATABLE READ, so it is not offered. SERIALIZABLE and READ
+        // UNCOMMITTED fail with error 8048 (https://docs.pingcap.com/tidb/stable/error-codes).
+        Flavor::Tidb => match target.txn_mode {
+            TxnMode::Pessimistic => vec![tidb_read_committed(), tidb_pessimistic_repeatable_read()],
+            TxnMode::Optimistic => vec![tidb_optimistic_repeatable_read()],
+        },
+    }
+}
+
+/// Marks a note whose fact this crate's live tests check: they run against MariaDB,
+/// so the mark goes only on the `mariadb` entry's notes.
+fn checked_live(target: &Target) -> &'static str {
+    match target.flavor {
+        Flavor::Mariadb => "; checked on MariaDB 10.11",
+        Flavor::Mysql | Flavor::Tidb => "",
+    }
+}
+
+/// Notes and references every InnoDB level shares.
+fn innodb_common(target: &Target, notes: &mut Vec<String>, references: &mut Vec<String>) {
+    notes.push(format!(
+        "Row locks taken by writes and locking reads are held until COMMIT or ROLLBACK; a \
+         lock-wait timeout (1205) undoes only the waiting statement, a deadlock (1213) the \
+         whole transaction of the victim ({MYSQL_ERROR_HANDLING}){}.",
+        checked_live(target)
+    ));
+    references.push(MYSQL_ERROR_HANDLING.to_string());
+    if target.flavor == Flavor::Mariadb {
+        notes.push(format!(
+            "innodb_snapshot_isolation is {} in every session ({MARIADB_SNAPSHOT_ISOLATION}).",
+            if target.snapshot_isolation {
+                "ON"
+            } else {
+                "OFF"
+            }
+        ));
+        references.push(MARIADB_SET_TRANSACTION.to_string());
+        references.push(MARIADB_SNAPSHOT_ISOLATION.to_string());
+    }
+}
+
+fn innodb_read_uncommitted(target: &Target) -> LevelSemantics {
+    let mut notes = vec![
+        format!("SELECT reads without locks and may use a row version that is not yet committed (a dirty read); otherwise READ UNCOMMITTED works like READ COMMITTED ({MYSQL_ISOLATION})."),
+        format!("UPDATE, DELETE and locking reads lock the rows they read and wait for uncommitted changes, so they act on the latest committed version ({MYSQL_LOCKING_READS})."),
+        format!("No gap locks: an insert into a range that another transaction's write scanned is not blocked ({MYSQL_ISOLATION})."),
+        format!("UPDATE skips a row another transaction holds locked when the row's latest committed version does not match its WHERE clause (semi-consistent read, {MYSQL_SEMI_CONSISTENT})."),
+    ];
+    let mut references = vec![
+        MYSQL_ISOLATION.to_string(),
+        MYSQL_LOCKING_READS.to_string(),
+        MYSQL_SEMI_CONSISTENT.to_string(),
+    ];
+    if target.flavor == Flavor::Mariadb {
+        notes.push(format!("Semi-consistent reads at READ UNCOMMITTED do not depend on innodb_snapshot_isolation ({MARIADB_SET_TRANSACTION}); checked on MariaDB 10.11."));
+    }
+    innodb_common(target, &mut notes, &mut references);
+    LevelSemantics {
+        level: IsolationLevel::ReadUncommitted,
+        // isolation levels page: "SELECT statements are performed in a nonlocking
+        // fashion, but a possible earlier version of a row might be used": no
+        // snapshot at all.
+        snapshot: SnapshotPoint::None,
+        // locking-reads page: a locking read waits for the transaction that changed
+        // a row and then uses the latest values; UPDATE and DELETE read the same way.
+        write_reads: WriteReads::LatestCommitted,
+        // The second writer waits for the row lock, then writes the latest version.
+        write_conflict: WriteConflict::BlockThenProceed,
+        // isolation levels page: READ UNCOMMITTED otherwise works like READ
+        // COMMITTED, which reads semi-consistently (glossary); MariaDB keeps it at
+        // READ UNCOMMITTED whatever innodb_snapshot_isolation says (set-transaction
+        // page; checked on MariaDB 10.11).
+        semi_consistent_writes: true,
+        // isolation levels page, READ COMMITTED: gap locking is disabled except for
+        // foreign-key and duplicate-key checks.
+        predicate_conflicts: false,
+        // Write locks are held until the transaction ends.
+        serial_order: SerialOrder::CommitOrder,
+        serializable: false,
+        notes,
+        references,
+    }
+}
+
+fn innodb_read_committed(target: &Target) -> LevelSemantics {
+    // set-transaction page: "At READ COMMITTED, semi-consistent reads apply only
+    // when innodb_snapshot_isolation is disabled"; checked on MariaDB 10.11.
+    let semi_consistent = !target.snapshot_isolation;
+    let mut notes = vec![
+        format!("Each consistent read, even within the same transaction, sets and reads its own fresh snapshot ({MYSQL_CONSISTENT_READ})."),
+        format!("UPDATE, DELETE and locking reads lock and act on the latest committed version of each row ({MYSQL_LOCKING_READS})."),
+        format!("No gap locks: an insert into a range that another transaction's write scanned is not blocked ({MYSQL_ISOLATION})."),
+    ];
+    if semi_consistent {
+        notes.push(format!("UPDATE skips a row another transaction holds locked when the row's latest committed version does not match its WHERE clause (semi-consistent read, {MYSQL_SEMI_CONSISTENT})."));
+    } else {
+        notes.push(format!("With innodb_snapshot_isolation = ON, UPDATE waits for a locked row instead of reading its latest committed version: no semi-consistent reads ({MARIADB_SET_TRANSACTION}); checked on MariaDB 10.11."));
+    }
+    let mut references = vec![
+        MYSQL_ISOLATION.to_string(),
+        MYSQL_CONSISTENT_READ.to_string(),
+        MYSQL_LOCKING_READS.to_string(),
+        MYSQL_SEMI_CONSISTENT.to_string(),
+    ];
+    innodb_common(target, &mut notes, &mut references);
+    LevelSemantics {
+        level: IsolationLevel::ReadCommitted,
+        // consistent-read page: "With READ COMMITTED isolation level, each
+        // consistent read within a transaction sets and reads its own fresh snapshot."
+        snapshot: SnapshotPoint::PerStatement,
+        // locking-reads page: locking reads use the latest values; the consistent
+        // read page: the snapshot "applies to SELECT statements ..., not necessarily
+        // to DML statements".
+        write_reads: WriteReads::LatestCommitted,
+        write_conflict: WriteConflict::BlockThenProceed,
+        semi_consistent_writes: semi_consistent,
+        // isolation levels page: no gap locks at READ COMMITTED.
+        predicate_conflicts: false,
+        serial_order: SerialOrder::CommitOrder,
+        serializable: false,
+        notes,
+        references,
+    }
+}
+
+fn innodb_repeatable_read(target: &Target) -> LevelSemantics {
+    let mut notes = vec![
+        format!("All consistent reads within the transaction read the snapshot established by the first such read; BEGIN, writes and locking reads before it do not establish it ({MYSQL_CONSISTENT_READ}){}.", checked_live(target)),
+        format!("Locking reads, UPDATE and DELETE lock the index ranges they scan with next-key or gap locks, so inserts into a scanned range wait ({MYSQL_LOCKS_SET})."),
+    ];
+    let mut references = vec![
+        MYSQL_ISOLATION.to_string(),
+        MYSQL_CONSISTENT_READ.to_string(),
+        MYSQL_LOCKING_READS.to_string(),
+        MYSQL_LOCKS_SET.to_string(),
+    ];
+    let (write_reads, write_conflict) = if target.snapshot_isolation {
+        notes.push(format!("With innodb_snapshot_isolation = ON, locking a row whose latest version is not in the transaction's read view fails with error 1020 (ER_CHECKREAD) and rolls the whole transaction back, like a deadlock: a write to a row changed after the snapshot fails, also after waiting for its writer to commit ({MARIADB_SNAPSHOT_ISOLATION}); checked on MariaDB 10.11."));
+        (WriteReads::Snapshot, WriteConflict::BlockThenAbort)
+    } else {
+        notes.push(format!("The snapshot applies to SELECT, not to UPDATE and DELETE: these act on the latest committed rows, so a second writer waits for the first, then overwrites its committed change; lost updates are possible ({MYSQL_CONSISTENT_READ}; {MYSQL_LOCKING_READS}){}.", checked_live(target)));
+        (WriteReads::LatestCommitted, WriteConflict::BlockThenProceed)
+    };
+    innodb_common(target, &mut notes, &mut references);
+    LevelSemantics {
+        level: IsolationLevel::RepeatableRead,
+        // consistent-read page: "all consistent reads within the same transaction
+        // read the snapshot established by the first such read in that transaction".
+        snapshot: SnapshotPoint::FirstRead,
+        write_reads,
+        write_conflict,
+        semi_consistent_writes: false,
+        // locks-set page: locking reads, UPDATE and DELETE set next-key locks on
+        // the scanned index range.
+        predicate_conflicts: true,
+        serial_order: SerialOrder::CommitOrder,
+        serializable: false,
+        notes,
+        references,
+    }
+}
+
+fn innodb_serializable(target: &Target) -> LevelSemantics {
+    let mut notes = vec![
+        format!("Like REPEATABLE READ, but plain SELECTs inside an explicit transaction become shared locking reads of the latest committed rows; an autocommit SELECT is a consistent read of its own snapshot ({MYSQL_ISOLATION}){}.", checked_live(target)),
+        format!("Every read, write and locking read locks the index range it scans with next-key locks, so writes to rows or ranges another transaction read wait for it, and read-write cycles end in a deadlock (1213) ({MYSQL_LOCKS_SET})."),
+    ];
+    let mut references = vec![
+        MYSQL_ISOLATION.to_string(),
+        MYSQL_LOCKING_READS.to_string(),
+        MYSQL_LOCKS_SET.to_string(),
+    ];
+    let (snapshot, write_reads, write_conflict) = if target.snapshot_isolation {
+        notes.push(format!("With innodb_snapshot_isolation = ON, the transaction's first statement, a write included, opens a read view, and locking a row whose latest version is not in that view fails with error 1020 and rolls the whole transaction back: reads and writes of rows changed after the first statement fail, also after waiting for their writer. The vendor documents the variable for REPEATABLE READ ({MARIADB_SNAPSHOT_ISOLATION}); the effect at SERIALIZABLE was measured on MariaDB 10.11."));
+        (
+            SnapshotPoint::FirstStatement,
+            WriteReads::Snapshot,
+            WriteConflict::BlockThenAbort,
+        )
+    } else {
+        (
+            // Shared locking reads read the latest committed version when they
+            // run, so every statement sees a fresh state of the rows it locks.
+            SnapshotPoint::PerStatement,
+            WriteReads::LatestCommitted,
+            WriteConflict::BlockThenProceed,
+        )
+    };
+    innodb_common(target, &mut notes, &mut references);
+    LevelSemantics {
+        level: IsolationLevel::Serializable,
+        snapshot,
+        write_reads,
+        write_conflict,
+        semi_consistent_writes: false,
+        predicate_conflicts: true,
+        serial_order: SerialOrder::CommitOrder,
+        // MYSQL_ISOLATION: SERIALIZABLE is REPEATABLE READ with every plain
+        // SELECT made a shared locking read: two-phase locking with next-key
+        // locks, the level the manual names for XA transactions and for
+        // troubleshooting concurrency.
+        serializable: true,
+        notes,
+        references,
+    }
+}
+
+fn tidb_common(notes: &mut Vec<String>, references: &mut Vec<String>) {
+    notes.push(format!("TiDB takes no gap locks: a write or locking read over a range does not block inserts into it ({TIDB_PESSIMISTIC}, Difference with MySQL InnoDB)."));
+    notes.push(format!("TiDB has no semi-consistent read ({TIDB_ISOLATION}, Difference between TiDB and MySQL Read Committed)."));
+    references.push(TIDB_ISOLATION.to_string());
+    references.push(TIDB_PESSIMISTIC.to_string());
+}
+
+/// Notes both pessimistic levels share.
+fn tidb_pessimistic_common(notes: &mut Vec<String>) {
+    notes.push(format!("An autocommit statement first tries to commit optimistically and retries in pessimistic mode after a write conflict ({TIDB_PESSIMISTIC}, Difference with MySQL InnoDB)."));
+    notes.push(format!("Pessimistic locks are held until the transaction ends; a lock-wait timeout returns 1205 and a deadlock 1213, whose victim TiDB terminates ({TIDB_PESSIMISTIC})."));
+}
+
+fn tidb_read_committed() -> LevelSemantics {
+    let mut notes = vec![
+        format!("READ COMMITTED takes effect only in pessimistic mode; every statement reads with a new timestamp ({TIDB_ISOLATION})."),
+        format!("UPDATE, DELETE, INSERT and SELECT FOR UPDATE are current reads: they lock and read the latest committed version, and a second writer waits for the first ({TIDB_PESSIMISTIC})."),
+    ];
+    let mut references = Vec::new();
+    tidb_pessimistic_common(&mut notes);
+    tidb_common(&mut notes, &mut references);
+    LevelSemantics {
+        level: IsolationLevel::ReadCommitted,
+        snapshot: SnapshotPoint::PerStatement,
+        write_reads: WriteReads::LatestCommitted,
+        write_conflict: WriteConflict::BlockThenProceed,
+        semi_consistent_writes: false,
+        predicate_conflicts: false,
+        serial_order: SerialOrder::CommitOrder,
+        serializable: false,
+        notes,
+        references,
+    }
+}
+
+fn tidb_pessimistic_repeatable_read() -> LevelSemantics {
+    let mut notes = vec![
+        format!("REPEATABLE READ is snapshot isolation for reads: the read timestamp is taken when the transaction starts, and BEGIN, START TRANSACTION and START TRANSACTION WITH CONSISTENT SNAPSHOT all have that effect ({TIDB_ISOLATION}; {TIDB_TRANSACTIONS})."),
+        format!("In pessimistic mode SELECT is a snapshot read, but UPDATE, DELETE, INSERT and SELECT FOR UPDATE are current reads of the latest committed version under a lock: a second writer waits for the first and then succeeds, as in MySQL ({TIDB_PESSIMISTIC}; {TIDB_ISOLATION}, Difference between TiDB and MySQL Repeatable Read)."),
+    ];
+    let mut references = vec![TIDB_TRANSACTIONS.to_string()];
+    tidb_pessimistic_common(&mut notes);
+    tidb_common(&mut notes, &mut references);
+    LevelSemantics {
+        level: IsolationLevel::RepeatableRead,
+        snapshot: SnapshotPoint::Begin,
+        write_reads: WriteReads::LatestCommitted,
+        write_conflict: WriteConflict::BlockThenProceed,
+        semi_consistent_writes: false,
+        predicate_conflicts: false,
+        // Pessimistic locks are held until the transaction ends.
+        serial_order: SerialOrder::CommitOrder,
+        serializable: false,
+        notes,
+        references,
+    }
+}
+
+fn tidb_optimistic_repeatable_read() -> LevelSemantics {
+    let mut notes = vec![
+        format!("Optimistic transactions read everything, writes included, at the start timestamp taken when the transaction starts ({TIDB_OPTIMISTIC}; {TIDB_TRANSACTIONS})."),
+        format!("Writes take no locks while the transaction runs; at COMMIT, a transaction that finds a row it wrote changed by another transaction since it started fails and is rolled back ({TIDB_ISOLATION}; {TIDB_OPTIMISTIC})."),
+        format!("Snapshot isolation allows write skew: writes are computed from the start snapshot and conflicts are checked only on the rows written, so a run's writes need not match the committed transactions run serially in commit order ({TIDB_ISOLATION}, Difference between TiDB and ANSI Repeatable Read)."),
+    ];
+    let mut references = vec![TIDB_OPTIMISTIC.to_string(), TIDB_TRANSACTIONS.to_string()];
+    tidb_common(&mut notes, &mut references);
+    LevelSemantics {
+        level: IsolationLevel::RepeatableRead,
+        snapshot: SnapshotPoint::Begin,
+        write_reads: WriteReads::Snapshot,
+        write_conflict: WriteConflict::AbortAtCommit,
+        semi_consistent_writes: false,
+        predicate_conflicts: false,
+        // Nothing makes a writer wait for a concurrent one to commit, so the
+        // committed writes need not be equivalent to any commit-order run.
+        serial_order: SerialOrder::AnyOrder,
+        serializable: false,
+        notes,
+        references,
+    }
+}
+
+/// The statements and column types `flavor` supports.
+pub fn features(flavor: Flavor) -> Features {
+    Features {
+        // https://dev.mysql.com/doc/refman/8.0/en/innodb-locking-reads.html; TiDB
+        // supports it in both modes (https://docs.pingcap.com/tidb/stable/pessimistic-transaction).
+        select_for_update: true,
+        // MySQL: FOR SHARE; MariaDB: LOCK IN SHARE MODE. TiDB has no shared lock
+        // (see `row_lock` in syntax.rs).
+        select_for_share: flavor != Flavor::Tidb,
+        // https://dev.mysql.com/doc/refman/8.0/en/replace.html
+        replace: true,
+        // https://dev.mysql.com/doc/refman/8.0/en/insert.html (IGNORE)
+        insert_ignore: true,
+        // DECIMAL is exact up to 65 digits
+        // (https://dev.mysql.com/doc/refman/8.0/en/fixed-point-types.html). TEXT
+        // columns cannot be keyed or indexed without a prefix; such keys are
+        // refused (`check_key_column` in syntax.rs).
+        column_types: sql::COLUMN_TYPES.to_vec(),
+    }
+}
