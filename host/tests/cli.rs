@@ -109,6 +109,34 @@ fn plugins_list_shows_every_shipped_plugin() {
 }
 
 #[test]
+fn a_library_that_cannot_load_is_listed_and_named_by_its_kind() {
+    let env = Env::new(&[]);
+    // Where a built oracle `mystery` would be, a file that is not a library.
+    let broken = env.plugins.path().join(format!(
+        "{}txlab_oracle_mystery{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    std::fs::write(&broken, b"not an ELF file").unwrap();
+    let o = env.txlab(&["plugins", "list"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("not loadable: cannot open"),
+        "{}",
+        stdout(&o)
+    );
+    // The shipped plugins are still listed.
+    assert!(stdout(&o).contains("random"), "{}", stdout(&o));
+    let o = env.txlab(&["plugins", "show", "mystery"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("the oracle `mystery` is in ") && e.contains("which could not be loaded"),
+        "{e}"
+    );
+}
+
+#[test]
 fn plugins_show_prints_the_default_config() {
     let env = Env::new(&[]);
     let o = env.txlab(&["plugins", "show", "random"]);
