@@ -9,7 +9,6 @@ pub mod executor;
 pub mod findings;
 pub mod pipeline;
 pub mod reduction;
-pub mod registry;
 pub mod runner;
 pub mod servers;
 pub mod target;

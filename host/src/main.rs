@@ -11,10 +11,10 @@ use txlab_host::config::LoadedPipeline;
 use txlab_host::findings::{FindingOrigin, SavedFinding};
 use txlab_host::pipeline::{self, reduce_and_write, Environment, Resolved, RunOptions, SetupError};
 use txlab_host::reduction::{ReduceSettings, ReductionOutcome};
-use txlab_host::registry::{search_dirs, Registry};
 use txlab_host::runner::CaseRunner;
+use txlab_loader::registry::{search_dirs, Registry};
 use txlab_plugin_api::ir::Verdict;
-use txlab_plugin_api::{PluginKind, ABI_VERSION};
+use txlab_plugin_api::{PluginKind, ABI_LINE, IR_VERSION};
 
 /// `println!` that does not panic when stdout is closed (`txlab … | head`):
 /// the run's results are on disk either way, and the exit code must stay true.
@@ -561,7 +561,7 @@ fn list_plugins(registry: &Registry) -> u8 {
                     r.entry.kind.to_string(),
                     r.entry.name.clone(),
                     r.entry.version.clone(),
-                    r.library.manifest.abi.to_string(),
+                    r.library.manifest.versions(),
                     r.library.path.display().to_string(),
                     r.entry.description.clone(),
                 ]
@@ -602,7 +602,7 @@ fn list_plugins(registry: &Registry) -> u8 {
     for p in &registry.problems {
         out!("not loadable: {}", p.error);
     }
-    out!("this txlab speaks plugin ABI {ABI_VERSION}; searched:");
+    out!("this txlab loads plugin ABI {ABI_LINE}, IR up to {IR_VERSION}; searched:");
     for (d, exists) in &registry.searched {
         out!(
             "  {}{}",
@@ -655,7 +655,7 @@ fn show_plugin(registry: &Registry, name: &str, kind: Option<&str>) -> Result<u8
             r.library.path.display(),
             r.library.manifest.library_name,
             r.library.manifest.library_version,
-            r.library.manifest.abi
+            r.library.manifest.versions()
         );
         out!("default configuration:");
         if r.entry.default_config.trim().is_empty() {

@@ -7,7 +7,7 @@ use crate::executor::{ExecutorSettings, ScheduleExecutor};
 use crate::pipeline::{Environment, Resolved, SetupError};
 use crate::target::{open_driver, CaseDb, ScratchDb};
 use std::sync::Arc;
-use txlab_plugin_api::host::OracleHandle;
+use txlab_loader::OracleHandle;
 use txlab_plugin_api::ir::*;
 
 /// A case after it ran.

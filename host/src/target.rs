@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::runtime::Runtime;
-use txlab_plugin_api::host::{CallError, DialectHandle};
+use txlab_loader::{CallError, DialectHandle};
 use txlab_plugin_api::ir::*;
 use txlab_plugin_api::sdk::{HostDb, PluginError};
 

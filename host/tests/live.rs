@@ -13,7 +13,7 @@ use txlab_host::driver::Timeouts;
 use txlab_host::executor::{ExecutorSettings, ScheduleExecutor};
 use txlab_host::servers::{ServerDatabases, ServerKind};
 use txlab_host::target::{open_driver, CaseDb, TargetLocation};
-use txlab_plugin_api::host::{DialectHandle, PluginLibrary};
+use txlab_loader::{DialectHandle, PluginLibrary};
 use txlab_plugin_api::ir::*;
 
 const RR: IsolationLevel = IsolationLevel::RepeatableRead;

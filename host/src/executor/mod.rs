@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio::time::timeout;
-use txlab_plugin_api::host::{CallError, DialectHandle};
+use txlab_loader::{CallError, DialectHandle};
 use txlab_plugin_api::ir::*;
 
 #[derive(Clone, Copy, Debug)]

@@ -10,8 +10,8 @@
 //! - `syntax`: what each flavor spells its own way in statements, expressions and
 //!   table DDL; the SDK's shared renderer writes the rest;
 //! - `errors`: classification of MySQL error numbers;
-//! - `probe`: the lock-wait probes, among them the parser of
-//!   `SHOW ENGINE INNODB STATUS` that the host applies on MariaDB.
+//! - `probe`: the lock-wait probes and how the dialect reads their answers,
+//!   among them the parser of MariaDB's `SHOW ENGINE INNODB STATUS`.
 
 mod errors;
 mod flavor;
@@ -143,6 +143,10 @@ macro_rules! delegate_to_target {
 
             fn classify_error(&self, error: &RawDbError) -> DbError {
                 errors::classify(error)
+            }
+
+            fn read_lock_probe(&self, reading: &LockProbeReading) -> Option<bool> {
+                probe::read(self.0.flavor, reading)
             }
         }
     )*};

@@ -1,7 +1,7 @@
 //! The SQL text both entries render, reviewed as snapshots, and the IR they refuse.
 
 use txlab_dialect_postgres::{CockroachDialect, PostgresDialect};
-use txlab_plugin_api::host::DialectHandle;
+use txlab_loader::DialectHandle;
 use txlab_plugin_api::prelude::*;
 use txlab_testkit::build::*;
 use txlab_testkit::cases::two_transaction_case;

@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use txlab_dialect_sqlite::SqliteDialect;
-use txlab_plugin_api::host::DialectHandle;
+use txlab_loader::DialectHandle;
 use txlab_plugin_api::prelude::*;
 use txlab_testkit::build::*;
 use txlab_testkit::cases::two_transaction_case;
