@@ -11,7 +11,7 @@
 //! config, target           the pipeline file; case and scratch databases, server databases
 //! executor                 the schedule executor
 //! driver                   connections: SQLite, MySQL-wire, PostgreSQL-wire
-//! io, registry             finding directories and reports; plugin discovery
+//! io                       finding directories and reports
 //! ```
 
 pub mod bench;
@@ -20,7 +20,6 @@ pub mod config;
 pub mod driver;
 pub mod executor;
 pub mod io;
-pub mod registry;
 pub mod run;
 pub mod setup;
 pub mod target;

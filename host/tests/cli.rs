@@ -5,6 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use txlab_plugin_api::{ABI_LINE, IR_VERSION};
 
 const SHIPPING: &[&str] = &[
     "txlab-dialect-sqlite",
@@ -104,8 +105,64 @@ fn plugins_list_shows_every_shipped_plugin() {
             .lines()
             .find(|l| l.split_whitespace().take(2).eq([kind, name]))
             .unwrap_or_else(|| panic!("no {kind} {name} in:\n{out}"));
-        assert!(row.contains("0.1.0"), "{row}");
+        assert!(row.contains(env!("CARGO_PKG_VERSION")), "{row}");
+        assert!(
+            row.contains(&format!("{ABI_LINE} (IR {IR_VERSION})")),
+            "{row}"
+        );
     }
+    assert!(
+        out.contains(&format!(
+            "this txlab loads plugin ABI {ABI_LINE}, IR up to {IR_VERSION}"
+        )),
+        "{out}"
+    );
+}
+
+/// A library built for IR 1.0 (as txlab-plugin-api 0.1 built them) is listed
+/// with its versions, and its generator and oracle run in a pipeline; a library
+/// built for a newer IR is refused in one line that says what to do.
+#[test]
+fn an_ir_1_0_generator_and_oracle_run_in_a_pipeline() {
+    let env = Env::new(&["txlab-fixture-ir-1-0", "txlab-fixture-ir-newer"]);
+    let o = env.txlab(&["plugins", "list"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for kind in ["dialect", "generator", "oracle"] {
+        let row = out
+            .lines()
+            .find(|l| l.split_whitespace().take(2).eq([kind, "legacy"]))
+            .unwrap_or_else(|| panic!("no {kind} legacy in:\n{out}"));
+        assert!(row.contains(&format!("{ABI_LINE} (IR 1.0)")), "{row}");
+    }
+    let refused = out
+        .lines()
+        .find(|l| l.contains("libtxlab_fixture_ir_newer"))
+        .unwrap_or_else(|| panic!("the newer library is not listed:\n{out}"));
+    assert!(
+        refused.starts_with("not loadable: ") && refused.contains("upgrade txlab or rebuild"),
+        "{refused}"
+    );
+
+    let p = env.pipeline(
+        "legacy.toml",
+        &pipeline("legacy", &["plugin = \"legacy\"", "plugin = \"wss\""]),
+    );
+    let out = env.out();
+    let o = env.txlab(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "stdout:\n{}\nstderr:\n{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    let s = summary(&run_dir(&out));
+    assert_eq!(s["cases"], 5);
+    // Both oracles passed every case: the IR 1.0 one had a record for each
+    // transaction of the IR 1.0 case.
+    assert_eq!(s["passed"], 5, "{s}");
+    assert_eq!(s["exercised"]["transactions"], 10, "{s}");
 }
 
 #[test]

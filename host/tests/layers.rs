@@ -18,7 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["config", "target"],
     &["executor"],
     &["driver"],
-    &["io", "registry"],
+    &["io"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

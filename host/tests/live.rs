@@ -11,9 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use txlab_host::driver::{ServerKind, Timeouts};
 use txlab_host::executor::{ExecutorSettings, ScheduleExecutor};
-
 use txlab_host::target::{open_driver, CaseDb, ServerDatabases, TargetLocation};
-use txlab_plugin_api::host::{DialectHandle, PluginLibrary};
+use txlab_loader::{DialectHandle, PluginLibrary};
 use txlab_plugin_api::ir::*;
 
 const RR: IsolationLevel = IsolationLevel::RepeatableRead;

@@ -1,11 +1,12 @@
-//! Loads the real plugin libraries with dlopen, including broken fixtures.
+//! Loads the real plugin libraries with dlopen, including broken fixtures and a
+//! library built the way txlab-plugin-api 0.1 built them (IR 1.0).
 
 mod common;
 
-use txlab_plugin_api::host::{probe, LoadError, PluginLibrary};
+use txlab_loader::{probe, LoadError, PluginLibrary};
 use txlab_plugin_api::ir::*;
 use txlab_plugin_api::sdk::{ErrorKind, HostDb, PluginError};
-use txlab_plugin_api::{PluginKind, ABI_VERSION};
+use txlab_plugin_api::{IrVersion, PluginKind, ABI_LINE, IR_VERSION, PLUGIN_API_VERSION};
 
 fn sqlite_info() -> DialectInfo {
     let lib = PluginLibrary::load(&common::library("txlab-dialect-sqlite")).unwrap();
@@ -22,7 +23,10 @@ fn the_three_shipping_plugins_load_and_describe_themselves() {
     for (krate, kind, name) in expect {
         let lib = PluginLibrary::load(&common::library(krate)).unwrap();
         assert_eq!(lib.manifest.library_name, krate);
-        assert_eq!(lib.manifest.abi, ABI_VERSION);
+        assert_eq!(lib.manifest.manifest_version, 2);
+        assert_eq!(lib.manifest.abi_line, ABI_LINE);
+        assert_eq!(lib.manifest.ir, IR_VERSION);
+        assert_eq!(lib.manifest.plugin_api_version, PLUGIN_API_VERSION);
         assert_eq!(lib.manifest.abi_stable_version, "0.11.3");
         let entry = lib.entries.iter().find(|e| e.name == name).unwrap();
         assert_eq!(entry.kind, kind);
@@ -66,18 +70,65 @@ fn a_library_without_manifest_is_refused_in_one_line() {
     assert_eq!(text.lines().count(), 1);
 }
 
-#[test]
-fn a_library_for_another_abi_is_refused_in_one_line_naming_both_versions() {
-    let path = common::library("txlab-fixture-wrong-abi");
-    let manifest = probe(&path).unwrap();
-    assert_eq!(manifest.abi.major, 99);
-    let e = PluginLibrary::load(&path).unwrap_err();
-    assert!(matches!(e, LoadError::AbiMismatch { .. }), "{e}");
+/// The one-line message of a library the version rule refuses, after checking
+/// that the refusal came before abi_stable looked at the library.
+fn refusal(krate: &str) -> (LoadError, String) {
+    let e = PluginLibrary::load(&common::library(krate)).unwrap_err();
     let text = e.to_string();
-    assert_eq!(text.lines().count(), 1, "{text}");
-    assert!(text.contains("built for txlab plugin ABI 99.0.0"), "{text}");
+    assert!(!text.contains('\n'), "{text}");
     assert!(
-        text.contains(&format!("this txlab speaks ABI {ABI_VERSION}")),
+        text.starts_with(&format!("{} ({krate} ", e.path().display())),
+        "{text}"
+    );
+    (e, text)
+}
+
+#[test]
+fn a_library_for_another_abi_line_is_refused_in_one_line() {
+    let manifest = probe(&common::library("txlab-fixture-wrong-abi")).unwrap();
+    assert_eq!(manifest.abi_line.to_string(), "99.0");
+    let (e, text) = refusal("txlab-fixture-wrong-abi");
+    assert!(matches!(e, LoadError::AbiLineMismatch { .. }), "{e}");
+    assert!(
+        text.contains(&format!(
+            "was built for txlab plugin ABI 99.0 (txlab-plugin-api {PLUGIN_API_VERSION}), this txlab loads ABI {ABI_LINE} only"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(&format!(
+            ": upgrade txlab or rebuild the plugin against txlab-plugin-api {PLUGIN_API_VERSION}"
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_library_for_another_ir_major_is_refused_in_one_line() {
+    let (e, text) = refusal("txlab-fixture-ir-major");
+    assert!(matches!(e, LoadError::IrMajorMismatch { .. }), "{e}");
+    let next = IR_VERSION.major + 1;
+    assert!(
+        text.contains(&format!(
+            "was built for txlab IR {next}.0, this txlab reads IR {}.0 to {IR_VERSION}: upgrade txlab or rebuild the plugin against txlab-plugin-api {PLUGIN_API_VERSION}",
+            IR_VERSION.major
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_library_for_a_newer_ir_minor_is_refused_in_one_line() {
+    let (e, text) = refusal("txlab-fixture-ir-newer");
+    assert!(matches!(e, LoadError::IrTooNew { .. }), "{e}");
+    let newer = IrVersion {
+        major: IR_VERSION.major,
+        minor: IR_VERSION.minor + 1,
+    };
+    assert!(
+        text.ends_with(&format!(
+            "was built for txlab IR {newer}, this txlab reads IR up to {IR_VERSION}: upgrade txlab or rebuild the plugin against txlab-plugin-api {PLUGIN_API_VERSION}"
+        )),
         "{text}"
     );
 }
@@ -154,5 +205,178 @@ fn a_panic_inside_a_plugin_is_an_error_naming_it_and_the_process_goes_on() {
         e.to_string()
             .starts_with("oracle `panicky` panicked in `new`"),
         "{e}"
+    );
+}
+
+const IR_1_0: &str = "txlab-fixture-ir-1-0";
+
+#[test]
+fn a_library_built_for_ir_1_0_loads_with_its_versions() {
+    let lib = PluginLibrary::load(&common::library(IR_1_0)).unwrap();
+    let m = &lib.manifest;
+    assert_eq!(m.manifest_version, 1);
+    assert_eq!(m.abi_line, ABI_LINE);
+    assert_eq!(m.ir, IrVersion { major: 1, minor: 0 });
+    assert_eq!(m.plugin_api_version, "0.1.0");
+    assert_eq!(m.versions(), "0.1 (IR 1.0)");
+    let kinds: Vec<(PluginKind, &str)> = lib
+        .entries
+        .iter()
+        .map(|e| (e.kind, e.name.as_str()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (PluginKind::DIALECT, "legacy"),
+            (PluginKind::GENERATOR, "legacy"),
+            (PluginKind::ORACLE, "legacy")
+        ]
+    );
+}
+
+#[test]
+fn a_library_built_for_ir_1_0_runs_and_its_ir_1_0_answers_read() {
+    let lib = PluginLibrary::load(&common::library(IR_1_0)).unwrap();
+    // Its dialect describes itself without the fields IR 1.0 lacked.
+    let dialect = lib.new_dialect("legacy", "{}").unwrap();
+    let info = dialect.info().unwrap();
+    assert_eq!(info.name, "legacy");
+    assert_eq!(info.session_control, SessionControl::default());
+    assert!(info.supports(IsolationLevel::Serializable));
+    let error = dialect
+        .classify_error(&RawDbError {
+            message: "boom".into(),
+            ..RawDbError::default()
+        })
+        .unwrap();
+    assert_eq!(
+        (error.class, error.message.as_str()),
+        (ErrorClass::Other, "boom")
+    );
+    // Its generator's case and its oracle's verdicts read as they are.
+    let ctx = GeneratorContext {
+        dialect: sqlite_info(),
+        levels: vec![IsolationLevel::Serializable],
+    };
+    let mut generator = lib.new_generator("legacy", "{}", &ctx).unwrap();
+    let case = generator.next_case(CaseRequest::new(5, 3)).unwrap();
+    case.validate().unwrap();
+    assert_eq!(case.seed, CaseRequest::new(5, 3).seed);
+    assert_eq!(case.transactions.len(), 2);
+    let mut oracle = lib
+        .new_oracle(
+            "legacy",
+            "{}",
+            &OracleContext {
+                dialect: sqlite_info(),
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        oracle.requirements().unwrap(),
+        OracleRequirements::default()
+    );
+    assert_eq!(oracle.prepare(&case).unwrap(), case);
+    let input = CheckInput {
+        case,
+        history: History::default(),
+    };
+    assert_eq!(
+        oracle.check(&input, &mut NoDb).unwrap(),
+        Verdict::Undecided {
+            reason: "0 transaction records for 2 transactions".into()
+        }
+    );
+}
+
+fn reading(rows: Vec<Vec<Value>>) -> LockProbeReading {
+    LockProbeReading {
+        session: "7".into(),
+        columns: vec!["waits".into()],
+        rows,
+    }
+}
+
+/// The IR 1.0 dialect's vtable has no `read_lock_probe`: the trait object runs
+/// the method's default, and the handle answers what IR 1.0 meant.
+#[test]
+fn a_dialect_built_for_ir_1_0_has_its_lock_probe_read_as_ir_1_0_did() {
+    let lib = PluginLibrary::load(&common::library(IR_1_0)).unwrap();
+    let query = lib.new_dialect("legacy", r#"{"probe": "query"}"#).unwrap();
+    assert!(matches!(
+        query.info().unwrap().lock_probe,
+        LockProbe::Query { .. }
+    ));
+    let read = |rows| query.read_lock_probe(&reading(rows)).unwrap();
+    assert_eq!(read(vec![vec![Value::Int(1)]]), Some(true));
+    assert_eq!(read(vec![vec![Value::Int(0)]]), Some(false));
+    assert_eq!(read(vec![]), None);
+    // Its host parsed InnoDB's status itself; this one cannot tell.
+    let innodb = lib
+        .new_dialect("legacy", r#"{"probe": "innodb_status"}"#)
+        .unwrap();
+    assert_eq!(innodb.info().unwrap().lock_probe, LockProbe::InnodbStatus);
+    assert_eq!(
+        innodb
+            .read_lock_probe(&reading(vec![vec![Value::Int(1)]]))
+            .unwrap(),
+        None
+    );
+}
+
+/// `SHOW ENGINE INNODB STATUS` as the monitor connection receives it.
+fn innodb_status(session: &str, status: &str) -> LockProbeReading {
+    LockProbeReading {
+        session: session.into(),
+        columns: vec!["Type".into(), "Name".into(), "Status".into()],
+        rows: vec![vec![
+            Value::Text("InnoDB".into()),
+            Value::Text(String::new()),
+            Value::Text(status.into()),
+        ]],
+    }
+}
+
+/// The MariaDB dialect reads its own probe, with the parser it ships; the
+/// status text was captured from MariaDB 10.11.19 (connection 141 holds a row
+/// lock, 142 waits for it).
+#[test]
+fn the_loaded_mariadb_dialect_reads_innodb_status_itself() {
+    let status = std::fs::read_to_string(
+        common::repo_root().join("plugins/dialect-mysql/tests/data/innodb-status-lock-wait.txt"),
+    )
+    .unwrap();
+    let lib = PluginLibrary::load(&common::library("txlab-dialect-mysql")).unwrap();
+    let mariadb = lib.new_dialect("mariadb", "{}").unwrap();
+    assert_eq!(
+        mariadb.info().unwrap().lock_probe.statement(),
+        Some("SHOW ENGINE INNODB STATUS")
+    );
+    assert_eq!(
+        mariadb
+            .read_lock_probe(&innodb_status("142", &status))
+            .unwrap(),
+        Some(true)
+    );
+    assert_eq!(
+        mariadb
+            .read_lock_probe(&innodb_status("141", &status))
+            .unwrap(),
+        Some(false)
+    );
+    // MySQL's probe counts waits: the generic reading, done by the dialect.
+    let mysql = lib.new_dialect("mysql", "{}").unwrap();
+    assert_eq!(
+        mysql
+            .read_lock_probe(&reading(vec![vec![Value::Int(1)]]))
+            .unwrap(),
+        Some(true)
+    );
+    assert_eq!(
+        mysql
+            .read_lock_probe(&innodb_status("142", &status))
+            .unwrap(),
+        Some(true),
+        "the status text's first value is \"InnoDB\""
     );
 }

@@ -1,32 +1,37 @@
 //! The stable ABI between the host and plugin libraries.
 //!
-//! This is the only module in txlab that names `abi_stable`. It is deliberately
-//! small: a root module of constructors, four trait objects whose methods carry
-//! JSON-encoded IR (once per case or history, never per value), an error struct,
-//! and a fixed `#[repr(C)]` manifest the host reads with libloading before
-//! abi_stable looks at the library, so that a mismatch gives one line instead of a
-//! layout dump.
+//! With txlab-loader (the host side), this is the only code in txlab that names
+//! `abi_stable`. It is deliberately small: a root module of constructors, four
+//! trait objects whose methods carry JSON-encoded IR (once per case or history,
+//! never per value), an error struct, and a fixed `#[repr(C)]` manifest the host
+//! reads with libloading before abi_stable looks at the library, so that a
+//! mismatch gives one line instead of a layout dump.
 //!
-//! Evolution rules: add methods and root-module fields only at the end (after the
-//! `last_prefix_field` markers), never reorder or remove; enums that may grow are
-//! integer newtypes. Any change here or in [`crate::ir`] bumps the crate version,
-//! which is the ABI version.
+//! Two versions decide whether a host loads a library, and neither is this
+//! crate's version: the binary [`ABI_LINE`] and the [`IR_VERSION`]. Evolution
+//! rules: add methods and root-module fields only at the end (after the
+//! `last_prefix_field` markers), with a default for what older libraries lack;
+//! never reorder or remove; enums that may grow are integer newtypes. Every such
+//! addition is an IR minor bump, and the root module as the previous IR minor
+//! had it is kept in a frozen copy ([`ir_1_0`]), because abi_stable checks an
+//! older library against the layout of its own version only.
 
 #![allow(non_camel_case_types, non_local_definitions)]
 
 use abi_stable::{
     declare_root_module_statics,
     library::RootModule,
-    package_version_strings, sabi_trait,
+    sabi_trait,
     sabi_types::{RMut, VersionStrings},
-    std_types::{RBox, RResult, RStr, RString, RVec},
+    std_types::{RBox, RErr, RResult, RStr, RString, RVec},
+    type_layout::TypeLayout,
     StableAbi,
 };
 use std::ffi::{c_char, CStr};
 use std::fmt;
 
-/// Re-exports the plugin export macro needs, so that plugin crates never name
-/// abi_stable themselves.
+/// Re-exports the plugin export macro (and hand-built test libraries) need, so
+/// that plugin crates never name abi_stable themselves.
 #[doc(hidden)]
 pub mod reexport {
     pub use abi_stable::library::{
@@ -34,7 +39,8 @@ pub mod reexport {
         RootModuleResult,
     };
     pub use abi_stable::prefix_type::PrefixTypeTrait;
-    pub use abi_stable::std_types::{RResult, RStr, RVec};
+    pub use abi_stable::sabi_trait::TD_Opaque;
+    pub use abi_stable::std_types::{RBox, RErr, ROk, RResult, RStr, RString, RVec};
 }
 
 /// A plugin kind, as an integer so that new kinds do not change the layout.
@@ -92,6 +98,10 @@ impl ErrorKind {
     pub const HOST: ErrorKind = ErrorKind(6);
     /// No entry of that kind and name in the library.
     pub const UNKNOWN_ENTRY: ErrorKind = ErrorKind(7);
+    /// The library was built before the method existed (IR 1.1): what a trait
+    /// object's default answers for a method missing from an older library's
+    /// vtable, so that the caller can fall back to what the library's IR meant.
+    pub const MISSING_METHOD: ErrorKind = ErrorKind(8);
 
     pub fn name(self) -> &'static str {
         match self {
@@ -102,6 +112,7 @@ impl ErrorKind {
             ErrorKind::PANICKED => "panicked",
             ErrorKind::HOST => "host error",
             ErrorKind::UNKNOWN_ENTRY => "unknown entry",
+            ErrorKind::MISSING_METHOD => "method missing from the library",
             _ => "error",
         }
     }
@@ -144,6 +155,18 @@ pub trait DialectAbi: Send + Sync {
     /// `RawDbError` JSON in, `DbError` JSON out.
     #[sabi(last_prefix_field)]
     fn classify_error(&self, error: RStr<'_>) -> RResult<RString, AbiError>;
+    /// IR 1.1: `LockProbeReading` JSON in, `Option<bool>` JSON out (does the
+    /// session wait for a lock; `null`: cannot tell). A library built for IR 1.0
+    /// has no such entry; the call then answers [`ErrorKind::MISSING_METHOD`].
+    fn read_lock_probe(&self, reading: RStr<'_>) -> RResult<RString, AbiError> {
+        let _ = reading;
+        RErr(AbiError {
+            kind: ErrorKind::MISSING_METHOD,
+            message: RString::from(
+                "the library was built for IR 1.0, before dialects read their lock probes",
+            ),
+        })
+    }
 }
 
 /// A generator: makes test cases from seeds.
@@ -214,7 +237,82 @@ impl RootModule for PluginLib_Ref {
     declare_root_module_statics! {PluginLib_Ref}
     const BASE_NAME: &'static str = "txlab_plugin";
     const NAME: &'static str = "txlab_plugin";
-    const VERSION_STRINGS: VersionStrings = package_version_strings!();
+    // abi_stable refuses a library whose root module carries an older 0.y
+    // version than this; it must be the ABI line, never the crate version. Here
+    // `CARGO_PKG_VERSION` is the ABI line as `major.minor.0` (see build.rs).
+    const VERSION_STRINGS: VersionStrings = VersionStrings::new(env!("CARGO_PKG_VERSION"));
+}
+
+/// The root module and the dialect vtable as libraries built for IR 1.0
+/// (txlab-plugin-api 0.1.x) export them: without `DialectAbi::read_lock_probe`.
+///
+/// abi_stable refuses a library whose root module or vtables have fewer fields
+/// than the layout it is checked against, so the loader checks a library built
+/// for IR 1.0 against these types, and reads the fields they lack through the
+/// accessors of the current types, which see that the library has none. Never
+/// change anything here: the types must stay identical, names included, to
+/// what txlab-plugin-api 0.1.0 compiled. The IR 1.0 test fixture builds its
+/// library from them.
+#[doc(hidden)]
+pub mod ir_1_0 {
+    use super::{AbiError, EntryInfo, GeneratorBox, HostServicesBox, OracleBox};
+    use abi_stable::{
+        declare_root_module_statics,
+        library::RootModule,
+        sabi_trait,
+        sabi_types::VersionStrings,
+        std_types::{RBox, RResult, RStr, RString, RVec},
+        StableAbi,
+    };
+
+    #[sabi_trait]
+    pub trait DialectAbi: Send + Sync {
+        fn info(&self) -> RResult<RString, AbiError>;
+        fn render_case(&self, request: RStr<'_>) -> RResult<RString, AbiError>;
+        fn render_statement(&self, request: RStr<'_>) -> RResult<RString, AbiError>;
+        fn session_setup(&self, request: RStr<'_>) -> RResult<RString, AbiError>;
+        fn create_table(&self, table: RStr<'_>) -> RResult<RString, AbiError>;
+        fn drop_table(&self, table: RStr<'_>) -> RResult<RString, AbiError>;
+        #[sabi(last_prefix_field)]
+        fn classify_error(&self, error: RStr<'_>) -> RResult<RString, AbiError>;
+    }
+
+    pub type DialectBox = DialectAbi_TO<'static, RBox<()>>;
+
+    #[repr(C)]
+    #[derive(StableAbi)]
+    #[sabi(kind(Prefix(prefix_ref = PluginLib_Ref)))]
+    #[sabi(missing_field(panic))]
+    pub struct PluginLib {
+        pub entries: extern "C" fn() -> RVec<EntryInfo>,
+        pub attach_host: extern "C" fn(HostServicesBox),
+        pub new_dialect: extern "C" fn(RStr<'_>, RStr<'_>) -> RResult<DialectBox, AbiError>,
+        pub new_generator:
+            extern "C" fn(RStr<'_>, RStr<'_>, RStr<'_>) -> RResult<GeneratorBox, AbiError>,
+        #[sabi(last_prefix_field)]
+        pub new_oracle: extern "C" fn(RStr<'_>, RStr<'_>, RStr<'_>) -> RResult<OracleBox, AbiError>,
+    }
+
+    impl RootModule for PluginLib_Ref {
+        declare_root_module_statics! {PluginLib_Ref}
+        const BASE_NAME: &'static str = "txlab_plugin";
+        const NAME: &'static str = "txlab_plugin";
+        const VERSION_STRINGS: VersionStrings = VersionStrings::new("0.1.0");
+    }
+}
+
+/// The layout of the root module a library built for `ir` exports, to check the
+/// library against: the current one for the IR minors since the last addition
+/// to the root module or a vtable, a frozen copy for earlier ones. `None` for an
+/// IR version this crate does not read (another major, or a newer minor).
+pub fn root_module_layout(ir: IrVersion) -> Option<&'static TypeLayout> {
+    if ir.major != IR_VERSION.major || ir.minor > IR_VERSION.minor {
+        return None;
+    }
+    Some(match ir.minor {
+        0 => <ir_1_0::PluginLib_Ref as StableAbi>::LAYOUT,
+        _ => <PluginLib_Ref as StableAbi>::LAYOUT,
+    })
 }
 
 /// The symbol under which abi_stable looks for a library's root module. It is the
@@ -227,63 +325,72 @@ pub const MANIFEST_SYMBOL: &[u8] = b"TXLAB_PLUGIN_MANIFEST\0";
 /// Identifies a txlab plugin manifest.
 pub const MANIFEST_MAGIC: [u8; 8] = *b"TXLABPLG";
 
-/// The manifest layout version; the struct below never changes for a given value.
-pub const MANIFEST_VERSION: u32 = 1;
+/// The manifest layout this crate writes: [`PluginManifest`]. Version 1
+/// ([`ManifestV1`]) is its prefix; a host reads both.
+pub const MANIFEST_VERSION: u32 = 2;
 
-/// The version of this ABI: the version of the plugin-api crate.
-pub const ABI_VERSION: AbiVersion = AbiVersion {
-    major: parse_u32(env!("CARGO_PKG_VERSION_MAJOR")),
-    minor: parse_u32(env!("CARGO_PKG_VERSION_MINOR")),
-    patch: parse_u32(env!("CARGO_PKG_VERSION_PATCH")),
-};
+/// The binary ABI line: the layout of the root module and of the trait
+/// objects' vtables, and abi_stable's own version. Rule: within a line these
+/// only ever grow at the end, so a host loads every library of its line (with
+/// a compatible IR version); anything else (a changed or removed method or
+/// field, another abi_stable release) starts a new line, and libraries of any
+/// other line are refused. Libraries built against txlab-plugin-api 0.1.x
+/// (manifest version 1) are of line 0.1.
+pub const ABI_LINE: AbiLine = AbiLine { major: 0, minor: 1 };
+
+/// The version of the IR schema, `major.minor`: the JSON the host and plugins
+/// exchange, and which methods the trait objects have. Rule: the minor goes up
+/// for additive changes (a new optional field with a serde default, a new
+/// method with a default, a new integer-newtype constant); anything else bumps
+/// the major. A host loads a library built for the same major and a minor no
+/// newer than its own: an older library keeps working, since the host fills in
+/// the defaults of what the library does not send and answers for the methods
+/// it lacks; a newer one may send what this host cannot read, so it is refused
+/// at load. txlab-plugin-api 0.1.x wrote IR 1.0 (manifest version 1).
+///
+/// 1.1: `LockProbeReading` and `DialectAbi::read_lock_probe`; a `Query` lock
+/// probe is read by the dialect; `ErrorKind::MISSING_METHOD`.
+pub const IR_VERSION: IrVersion = IrVersion { major: 1, minor: 1 };
+
+/// This crate's own version, for messages ("rebuild the plugin against
+/// txlab-plugin-api …"). It does not decide whether a library loads.
+pub const PLUGIN_API_VERSION: &str = env!("TXLAB_PLUGIN_API_VERSION");
 
 /// The abi_stable release this ABI is built on.
 pub const ABI_STABLE_VERSION: &str = "0.11.3";
 
-const fn parse_u32(s: &str) -> u32 {
-    let b = s.as_bytes();
-    let mut i = 0;
-    let mut v = 0u32;
-    while i < b.len() {
-        v = v * 10 + (b[i] - b'0') as u32;
-        i += 1;
-    }
-    v
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AbiVersion {
+/// A binary ABI line, shown as `major.minor`; lines are equal or incompatible.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AbiLine {
     pub major: u32,
     pub minor: u32,
-    pub patch: u32,
 }
 
-impl AbiVersion {
-    /// Whether a plugin built against `plugin` can be loaded by a host speaking
-    /// `self`: the same semver-compatible line (0.y or x), and no older than the
-    /// host within it, since vtables and root modules only grow at the end.
-    pub fn accepts(self, plugin: AbiVersion) -> bool {
-        if self.major != plugin.major {
-            return false;
-        }
-        if self.major == 0 {
-            self.minor == plugin.minor && plugin.patch >= self.patch
-        } else {
-            plugin.minor >= self.minor
-        }
-    }
-}
-
-impl fmt::Display for AbiVersion {
+impl fmt::Display for AbiLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+        write!(f, "{}.{}", self.major, self.minor)
     }
 }
 
-/// Read by the host with libloading before abi_stable touches the library. Frozen
-/// for `MANIFEST_VERSION` 1: never change its fields.
+/// An IR schema version, shown as `major.minor`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct IrVersion {
+    pub major: u32,
+    pub minor: u32,
+}
+
+impl fmt::Display for IrVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// The manifest as txlab-plugin-api 0.1.x wrote it (manifest version 1), which
+/// is also the start of every later manifest. Frozen: never change its fields.
+/// `abi_*` was the plugin-api version the library was built against; its
+/// `major.minor` was the ABI line, and its IR was 1.0.
 #[repr(C)]
-pub struct PluginManifest {
+pub struct ManifestV1 {
     pub magic: [u8; 8],
     pub manifest_version: u32,
     pub abi_major: u32,
@@ -296,6 +403,30 @@ pub struct PluginManifest {
 }
 
 // SAFETY: the pointers refer to immutable NUL-terminated static strings.
+unsafe impl Sync for ManifestV1 {}
+
+/// Read by the host with libloading before abi_stable touches the library:
+/// manifest version 2, [`ManifestV1`]'s fields followed by the IR version and
+/// the plugin-api version. `abi_major.abi_minor` is the ABI line, and
+/// `abi_patch` is 0. Frozen for version 2: later versions only append fields.
+#[repr(C)]
+pub struct PluginManifest {
+    pub magic: [u8; 8],
+    pub manifest_version: u32,
+    pub abi_major: u32,
+    pub abi_minor: u32,
+    pub abi_patch: u32,
+    /// NUL-terminated strings with static lifetime.
+    pub abi_stable_version: *const c_char,
+    pub library_name: *const c_char,
+    pub library_version: *const c_char,
+    pub ir_major: u32,
+    pub ir_minor: u32,
+    /// The txlab-plugin-api version the library was built against.
+    pub plugin_api_version: *const c_char,
+}
+
+// SAFETY: the pointers refer to immutable NUL-terminated static strings.
 unsafe impl Sync for PluginManifest {}
 
 impl PluginManifest {
@@ -305,20 +436,17 @@ impl PluginManifest {
         PluginManifest {
             magic: MANIFEST_MAGIC,
             manifest_version: MANIFEST_VERSION,
-            abi_major: ABI_VERSION.major,
-            abi_minor: ABI_VERSION.minor,
-            abi_patch: ABI_VERSION.patch,
+            abi_major: ABI_LINE.major,
+            abi_minor: ABI_LINE.minor,
+            abi_patch: 0,
             abi_stable_version: c"0.11.3".as_ptr(),
             library_name: library_name.as_ptr().cast(),
             library_version: library_version.as_ptr().cast(),
-        }
-    }
-
-    pub fn abi_version(&self) -> AbiVersion {
-        AbiVersion {
-            major: self.abi_major,
-            minor: self.abi_minor,
-            patch: self.abi_patch,
+            ir_major: IR_VERSION.major,
+            ir_minor: IR_VERSION.minor,
+            plugin_api_version: concat!(env!("TXLAB_PLUGIN_API_VERSION"), "\0")
+                .as_ptr()
+                .cast(),
         }
     }
 
@@ -335,6 +463,7 @@ impl PluginManifest {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use abi_stable::abi_stability::check_layout_compatibility;
 
     #[test]
     fn root_module_symbol_matches_abi_stable() {
@@ -344,25 +473,105 @@ mod tests {
         );
     }
 
+    /// abi_stable writes `CARGO_PKG_VERSION` into every layout and the root
+    /// module's version strings; build.rs sets it to the ABI line, so that a
+    /// new crate version does not make abi_stable refuse older libraries.
     #[test]
-    fn abi_version_is_the_crate_version() {
-        assert_eq!(ABI_VERSION.to_string(), env!("CARGO_PKG_VERSION"));
+    fn abi_stable_sees_the_abi_line_not_the_crate_version() {
+        let line = format!("{ABI_LINE}.0");
+        assert_eq!(env!("CARGO_PKG_VERSION"), line);
+        assert_eq!(PluginLib_Ref::VERSION_STRINGS.to_string(), line);
+        let layout = <EntryInfo as StableAbi>::LAYOUT;
+        assert_eq!(layout.package(), "txlab-plugin-api");
+        assert_eq!(layout.package_version().to_string(), line);
+        // The crate version itself is another matter.
+        assert!(!PLUGIN_API_VERSION.is_empty());
+        assert!(PLUGIN_API_VERSION
+            .split('.')
+            .all(|n| n.parse::<u32>().is_ok()));
+    }
+
+    /// The additions since IR 1.0 are at the end of the root module and the
+    /// vtables: the current layout is a valid extension of the IR 1.0 one, and
+    /// each readable IR version maps to its own layout. One test, because
+    /// abi_stable keeps what it has checked in process-wide state: checking the
+    /// current types against themselves after this would compare them with
+    /// the IR 1.0 types they were merged with (the loader never does).
+    #[test]
+    fn the_current_root_module_extends_the_ir_1_0_one() {
+        let old = <ir_1_0::PluginLib_Ref as StableAbi>::LAYOUT;
+        let new = <PluginLib_Ref as StableAbi>::LAYOUT;
+        // abi_stable refuses a library with fewer vtable entries than the
+        // expected layout: that is why older libraries need their own layout.
+        let e = check_layout_compatibility(new, old)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("too many fields"), "{e}");
+        let e = check_layout_compatibility(
+            new,
+            root_module_layout(IrVersion { major: 1, minor: 0 }).unwrap(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("too many fields"), "{e}");
+        // A failed check leaves no state behind; this one does.
+        check_layout_compatibility(old, new).unwrap();
     }
 
     #[test]
-    fn version_compatibility() {
-        let v = |major, minor, patch| AbiVersion {
-            major,
-            minor,
-            patch,
-        };
-        assert!(v(0, 1, 0).accepts(v(0, 1, 0)));
-        assert!(v(0, 1, 0).accepts(v(0, 1, 3)));
-        assert!(!v(0, 1, 2).accepts(v(0, 1, 1)));
-        assert!(!v(0, 1, 0).accepts(v(0, 2, 0)));
-        assert!(!v(0, 2, 0).accepts(v(0, 1, 0)));
-        assert!(v(1, 2, 0).accepts(v(1, 3, 0)));
-        assert!(!v(1, 2, 0).accepts(v(1, 1, 0)));
-        assert!(!v(1, 0, 0).accepts(v(2, 0, 0)));
+    fn only_readable_ir_versions_have_a_layout() {
+        let v = |major, minor| IrVersion { major, minor };
+        assert!(root_module_layout(v(1, 0)).is_some());
+        assert!(root_module_layout(IR_VERSION).is_some());
+        assert!(root_module_layout(v(1, IR_VERSION.minor + 1)).is_none());
+        assert!(root_module_layout(v(2, 0)).is_none());
+        assert!(root_module_layout(v(0, 9)).is_none());
+    }
+
+    #[test]
+    fn versions_show_as_major_dot_minor() {
+        assert_eq!(ABI_LINE.to_string(), "0.1");
+        assert_eq!(IR_VERSION.to_string(), "1.1");
+        assert!(IrVersion { major: 1, minor: 0 } < IR_VERSION);
+    }
+
+    /// Manifest version 2 starts with version 1's fields, at the same offsets.
+    #[test]
+    fn the_manifest_v1_prefix_is_unchanged() {
+        use std::mem::{offset_of, size_of};
+        assert_eq!(size_of::<ManifestV1>(), 48);
+        assert_eq!(offset_of!(ManifestV1, manifest_version), 8);
+        assert_eq!(offset_of!(ManifestV1, abi_patch), 20);
+        assert_eq!(offset_of!(ManifestV1, library_version), 40);
+        macro_rules! same {
+            ($($f:ident),*) => {$(
+                assert_eq!(offset_of!(ManifestV1, $f), offset_of!(PluginManifest, $f));
+            )*};
+        }
+        same!(
+            magic,
+            manifest_version,
+            abi_major,
+            abi_minor,
+            abi_patch,
+            abi_stable_version,
+            library_name,
+            library_version
+        );
+        assert_eq!(offset_of!(PluginManifest, ir_major), 48);
+        let m = PluginManifest::new("x\0", "1\0");
+        assert_eq!((m.abi_major, m.abi_minor), (ABI_LINE.major, ABI_LINE.minor));
+        assert_eq!(
+            (m.ir_major, m.ir_minor),
+            (IR_VERSION.major, IR_VERSION.minor)
+        );
+        // SAFETY: `new` stores static NUL-terminated strings.
+        unsafe {
+            assert_eq!(
+                PluginManifest::read_str(m.plugin_api_version),
+                PLUGIN_API_VERSION
+            );
+            assert_eq!(PluginManifest::read_str(m.abi_stable_version), "0.11.3");
+        }
     }
 }

@@ -5,18 +5,19 @@
 //! - [`sdk`]: what plugin authors implement ([`sdk::Dialect`], [`sdk::Generator`],
 //!   [`sdk::Oracle`]), [`export_plugin!`] to publish a library, and [`sdk::sql`],
 //!   the SQL renderer dialects share.
-//! - [`host`]: what the host uses to load libraries and call their entries.
-//! - [`abi`]: the stable ABI underneath (abi_stable, confined to this crate).
+//! - [`abi`]: the stable ABI underneath (abi_stable; the host side of loading is
+//!   the `txlab-loader` crate).
 //!
-//! The crate version is the ABI version: a host loads plugins built against the
-//! same 0.y line (and no older patch). Bump it whenever [`ir`] or [`abi`] change.
+//! Whether a host loads a library depends on two versions, not on this crate's
+//! version: the binary [`ABI_LINE`] (the same line, or the library is refused) and
+//! the [`IR_VERSION`] (the same major and a minor no newer than the host's).
+//! Their doc comments state the rules.
 
 pub mod abi;
-pub mod host;
 pub mod ir;
 pub mod sdk;
 
-pub use abi::{AbiVersion, PluginKind, ABI_VERSION};
+pub use abi::{AbiLine, IrVersion, PluginKind, ABI_LINE, IR_VERSION, PLUGIN_API_VERSION};
 pub use sdk::PluginError;
 
 /// Everything a plugin crate usually needs: `use txlab_plugin_api::prelude::*;`.

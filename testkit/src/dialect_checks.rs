@@ -6,7 +6,7 @@
 
 use crate::build::*;
 use crate::dialect::{render_at, session_setup, LIMITS};
-use txlab_plugin_api::host::DialectHandle;
+use txlab_loader::DialectHandle;
 use txlab_plugin_api::prelude::*;
 
 /// Statements without a projection, rows or assignments, and tables with a

@@ -172,6 +172,10 @@ macro_rules! delegate_to_target {
             fn classify_error(&self, error: &RawDbError) -> DbError {
                 errors::classify(error)
             }
+
+            fn read_lock_probe(&self, reading: &LockProbeReading) -> Option<bool> {
+                probe::read(self.0.flavor, reading)
+            }
         }
     )*};
 }

@@ -35,11 +35,33 @@ pub fn lock_probe(flavor: Flavor) -> LockProbe {
         },
         // MariaDB has no data_lock_waits, and its information_schema.innodb_* tables
         // are served from a cache that refreshes only after 100 ms without readers,
-        // so polling freezes it; SHOW ENGINE INNODB STATUS is live.
+        // so polling freezes it; SHOW ENGINE INNODB STATUS is live, and `read`
+        // parses it. Declared as the IR 1.0 variant, which means the same
+        // statement, while the host's monitor still parses that one itself and
+        // reads a `Query`'s first value (here "InnoDB") as the answer.
         Flavor::Mariadb => LockProbe::InnodbStatus,
         Flavor::Tidb => LockProbe::Query {
             sql: TIDB_PROBE.to_string(),
         },
+    }
+}
+
+/// Whether the probe's answer says that the session waits for a lock. MySQL's
+/// and TiDB's queries count the session's waits, the generic reading; on
+/// MariaDB the answer is `SHOW ENGINE INNODB STATUS`, whose `Status` text
+/// [`innodb_status_waits`] reads for the connection id `reading.session`.
+pub fn read(flavor: Flavor, reading: &LockProbeReading) -> Option<bool> {
+    match flavor {
+        Flavor::Mysql | Flavor::Tidb => reading.first_value_answer(),
+        Flavor::Mariadb => {
+            let session: u64 = reading.session.trim().parse().ok()?;
+            let text = match reading.column("Status")?.next()? {
+                Value::Text(text) => text.clone(),
+                Value::Bytes(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+                _ => return None,
+            };
+            Some(innodb_status_waits(&text, session))
+        }
     }
 }
 
@@ -150,6 +172,76 @@ FILE I/O
             "LOCK WAIT 2 lock struct(s)\nMySQL thread id 42, OS\n",
             42
         ));
+    }
+
+    fn status_reading(session: &str, status: Value) -> LockProbeReading {
+        LockProbeReading {
+            session: session.into(),
+            columns: vec!["Type".into(), "Name".into(), "Status".into()],
+            rows: vec![vec![
+                Value::Text("InnoDB".into()),
+                Value::Text(String::new()),
+                status,
+            ]],
+        }
+    }
+
+    #[test]
+    fn mariadb_reads_the_status_text_for_the_session() {
+        let text = || Value::Text(WAITING.into());
+        assert_eq!(
+            read(Flavor::Mariadb, &status_reading("42", text())),
+            Some(true)
+        );
+        assert_eq!(
+            read(Flavor::Mariadb, &status_reading(" 42 ", text())),
+            Some(true)
+        );
+        assert_eq!(
+            read(Flavor::Mariadb, &status_reading("4", text())),
+            Some(false)
+        );
+        // The driver may hand the text over as bytes.
+        let bytes = Value::Bytes(WAITING.as_bytes().to_vec());
+        assert_eq!(
+            read(Flavor::Mariadb, &status_reading("42", bytes)),
+            Some(true)
+        );
+    }
+
+    #[test]
+    fn mariadb_cannot_tell_without_a_status() {
+        let text = || Value::Text(WAITING.into());
+        // No row, no Status column, a session that is no connection id, a NULL.
+        let mut empty = status_reading("42", text());
+        empty.rows.clear();
+        assert_eq!(read(Flavor::Mariadb, &empty), None);
+        let mut unnamed = status_reading("42", text());
+        unnamed.columns = vec!["a".into(), "b".into(), "c".into()];
+        assert_eq!(read(Flavor::Mariadb, &unnamed), None);
+        assert_eq!(read(Flavor::Mariadb, &status_reading("x", text())), None);
+        assert_eq!(
+            read(Flavor::Mariadb, &status_reading("42", Value::Null)),
+            None
+        );
+    }
+
+    #[test]
+    fn mysql_and_tidb_read_the_count_of_waits() {
+        let count = |n| LockProbeReading {
+            session: "42".into(),
+            columns: vec!["COUNT(*)".into()],
+            rows: vec![vec![Value::Int(n)]],
+        };
+        for flavor in [Flavor::Mysql, Flavor::Tidb] {
+            assert_eq!(read(flavor, &count(1)), Some(true));
+            assert_eq!(read(flavor, &count(0)), Some(false));
+            // The status text would be read as its first value, "InnoDB".
+            assert_eq!(
+                read(flavor, &status_reading("4", Value::Text(WAITING.into()))),
+                Some(true)
+            );
+        }
     }
 
     #[test]

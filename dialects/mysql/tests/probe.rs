@@ -1,7 +1,9 @@
-//! The `SHOW ENGINE INNODB STATUS` parser on output captured from MariaDB 10.11.19:
-//! the host applies the same logic to decide whether a session waits for a lock.
+//! The `SHOW ENGINE INNODB STATUS` parser on output captured from MariaDB 10.11.19,
+//! and the `mariadb` dialect reading its lock probe with it, through the ABI.
 
-use txlab_mysql::innodb_status_waits;
+use txlab_loader::DialectHandle;
+use txlab_mysql::{innodb_status_waits, MariadbDialect, MysqlDialect};
+use txlab_plugin_api::ir::{LockProbeReading, Value};
 
 /// Connection 141 holds a row lock; connection 142's UPDATE waits for it.
 const LOCK_WAIT: &str = include_str!("data/innodb-status-lock-wait.txt");
@@ -47,4 +49,41 @@ fn the_transactions_section_is_required() {
         .replace("thread id 141", "thread id 142");
     assert!(!innodb_status_waits(&reversed, 142));
     assert!(innodb_status_waits(&reversed, 999));
+}
+
+/// `SHOW ENGINE INNODB STATUS` as the host's monitor connection receives it.
+fn status_reading(session: &str, status: &str) -> LockProbeReading {
+    LockProbeReading {
+        session: session.into(),
+        columns: vec!["Type".into(), "Name".into(), "Status".into()],
+        rows: vec![vec![
+            Value::Text("InnoDB".into()),
+            Value::Text(String::new()),
+            Value::Text(status.into()),
+        ]],
+    }
+}
+
+#[test]
+fn the_mariadb_dialect_reads_its_probe_through_the_abi() {
+    let mariadb = DialectHandle::from_plugin::<MariadbDialect>("{}").unwrap();
+    let read = |session, status| mariadb.read_lock_probe(&status_reading(session, status));
+    assert_eq!(read("142", LOCK_WAIT).unwrap(), Some(true));
+    assert_eq!(read("141", LOCK_WAIT).unwrap(), Some(false));
+    assert_eq!(read("146", AFTER_DEADLOCK).unwrap(), Some(false));
+    let mut empty = status_reading("142", LOCK_WAIT);
+    empty.rows.clear();
+    assert_eq!(mariadb.read_lock_probe(&empty).unwrap(), None);
+}
+
+#[test]
+fn the_mysql_dialect_reads_its_count_of_waits() {
+    let mysql = DialectHandle::from_plugin::<MysqlDialect>("{}").unwrap();
+    let count = |n| LockProbeReading {
+        session: "142".into(),
+        columns: vec!["COUNT(*)".into()],
+        rows: vec![vec![Value::Int(n)]],
+    };
+    assert_eq!(mysql.read_lock_probe(&count(1)).unwrap(), Some(true));
+    assert_eq!(mysql.read_lock_probe(&count(0)).unwrap(), Some(false));
 }

@@ -1,6 +1,6 @@
 //! The SQL text both entries render, reviewed as snapshots, and the IR they refuse.
 
-use txlab_plugin_api::host::DialectHandle;
+use txlab_loader::DialectHandle;
 use txlab_plugin_api::prelude::*;
 use txlab_postgres::{CockroachDialect, PostgresDialect};
 use txlab_testkit::build::*;

@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use txlab_plugin_api::host::DialectHandle;
+use txlab_loader::DialectHandle;
 use txlab_plugin_api::prelude::*;
 use txlab_sqlite::SqliteDialect;
 use txlab_testkit::build::*;

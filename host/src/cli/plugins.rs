@@ -1,8 +1,8 @@
 //! `txlab plugins list` and `txlab plugins show`.
 
 use super::{out, Cli, EXIT_CLEAN, EXIT_SETUP};
-use crate::registry::{search_dirs, Problem, Registry};
-use txlab_plugin_api::{PluginKind, ABI_VERSION};
+use txlab_loader::registry::{search_dirs, Problem, Registry};
+use txlab_plugin_api::{PluginKind, ABI_LINE, IR_VERSION};
 
 #[derive(clap::Subcommand)]
 pub(super) enum PluginsCommand {
@@ -38,7 +38,7 @@ fn list(registry: &Registry) -> u8 {
                     r.entry.kind.to_string(),
                     r.entry.name.clone(),
                     r.entry.version.clone(),
-                    r.library.manifest.abi.to_string(),
+                    r.library.manifest.versions(),
                     r.library.path.display().to_string(),
                     r.entry.description.clone(),
                 ]
@@ -79,7 +79,7 @@ fn list(registry: &Registry) -> u8 {
     for p in &registry.problems {
         out!("not loadable: {}", p.error);
     }
-    out!("this txlab speaks plugin ABI {ABI_VERSION}; searched:");
+    out!("this txlab loads plugin ABI {ABI_LINE}, IR up to {IR_VERSION}; searched:");
     for (d, exists) in &registry.searched {
         out!(
             "  {}{}",
@@ -162,7 +162,7 @@ fn show(registry: &Registry, name: &str, kind: Option<&str>) -> anyhow::Result<u
             r.library.path.display(),
             r.library.manifest.library_name,
             r.library.manifest.library_version,
-            r.library.manifest.abi
+            r.library.manifest.versions()
         );
         out!("default configuration:");
         if r.entry.default_config.trim().is_empty() {
@@ -185,7 +185,7 @@ mod tests {
     fn a_library_file_name_announces_its_kind_and_name() {
         let problem = |file: &str| Problem {
             path: PathBuf::from(format!("/x/{file}")),
-            error: txlab_plugin_api::host::LoadError::NotAPlugin {
+            error: txlab_loader::LoadError::NotAPlugin {
                 path: PathBuf::from(file),
             },
         };

@@ -3,7 +3,7 @@
 
 use super::Cli;
 use crate::config::LoadedPipeline;
-use crate::registry::{search_dirs, Registry};
+use txlab_loader::registry::{search_dirs, Registry};
 use crate::setup::Resolved;
 use std::path::Path;
 

@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::sync::Notify;
-use txlab_plugin_api::host::CallError;
+use txlab_loader::CallError;
 use txlab_plugin_api::ir::*;
 
 #[derive(Default)]

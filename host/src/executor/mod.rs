@@ -11,7 +11,7 @@
 
 use crate::driver::{DriverError, Monitor, QueryResult, Session};
 use std::time::Duration;
-use txlab_plugin_api::host::{CallError, DialectHandle};
+use txlab_loader::{CallError, DialectHandle};
 use txlab_plugin_api::ir::*;
 
 #[derive(Clone, Copy, Debug)]

@@ -8,7 +8,7 @@ use crate::executor::ScheduleExecutor;
 use crate::setup::{worker_runtime, Environment, OracleInstance, Resolved, SetupError};
 use crate::target::{open_driver, CaseDb, ScratchDb};
 use std::sync::Arc;
-use txlab_plugin_api::host::CallError;
+use txlab_loader::CallError;
 use txlab_plugin_api::ir::*;
 use txlab_plugin_api::sdk::{HostDb, PluginError};
 

@@ -2,7 +2,7 @@
 
 use crate::executor::ExecError;
 use crate::target::TargetError;
-use txlab_plugin_api::host::CallError;
+use txlab_loader::CallError;
 use txlab_plugin_api::ir::CaseError as InvalidCase;
 
 /// A case that failed with a tool error. An oracle that fails is not one of

@@ -11,7 +11,7 @@ use crate::io::{write_finding, FindingInput, FindingOrigin};
 use crate::setup::Resolved;
 use std::path::PathBuf;
 use std::time::Instant;
-use txlab_plugin_api::host::{CallError, GeneratorHandle};
+use txlab_loader::{CallError, GeneratorHandle};
 use txlab_plugin_api::ir::*;
 
 pub(super) struct Worker<'a> {

@@ -12,7 +12,7 @@ pub use resolve::{OracleInstance, Resolved};
 use crate::config::ConfigError;
 use crate::target::TargetError;
 use std::path::PathBuf;
-use txlab_plugin_api::host::CallError;
+use txlab_loader::CallError;
 
 /// Problems found before any case runs.
 #[derive(Debug, thiserror::Error)]

@@ -2,9 +2,9 @@
 
 use super::SetupError;
 use crate::config::{LoadedPipeline, PluginConfig};
-use crate::registry::{NotFound, Registered, Registry};
+use txlab_loader::registry::{NotFound, Registered, Registry};
 use std::sync::Arc;
-use txlab_plugin_api::host::{CallError, DialectHandle, GeneratorHandle, OracleHandle};
+use txlab_loader::{CallError, DialectHandle, GeneratorHandle, OracleHandle};
 use txlab_plugin_api::ir::*;
 use txlab_plugin_api::sdk::ErrorKind;
 use txlab_plugin_api::PluginKind;

@@ -4,7 +4,7 @@
 use super::install::{apply_setup, install, read_tables};
 use super::TargetError;
 use crate::driver::{Driver, Monitor, Session};
-use txlab_plugin_api::host::DialectHandle;
+use txlab_loader::DialectHandle;
 use txlab_plugin_api::ir::*;
 
 /// A kept-open session and the set-up it last received.

@@ -3,7 +3,7 @@
 
 use super::TargetError;
 use crate::driver::Session;
-use txlab_plugin_api::host::DialectHandle;
+use txlab_loader::DialectHandle;
 use txlab_plugin_api::ir::*;
 
 pub(super) fn run_error(sql: &str, during: &'static str, e: RawDbError) -> TargetError {

@@ -18,7 +18,7 @@ use crate::driver::{
 use crate::executor::{success_outcome, ErrorClassifier};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use txlab_plugin_api::host::CallError;
+use txlab_loader::CallError;
 use txlab_plugin_api::ir::*;
 
 #[derive(Debug, thiserror::Error)]

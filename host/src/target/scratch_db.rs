@@ -7,7 +7,7 @@ use crate::driver::{Driver, Session};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::runtime::Runtime;
-use txlab_plugin_api::host::DialectHandle;
+use txlab_loader::DialectHandle;
 use txlab_plugin_api::ir::*;
 use txlab_plugin_api::sdk::{HostDb, PluginError};
 

@@ -196,13 +196,18 @@ pub enum LockProbe {
     /// The driver itself knows (the embedded SQLite driver retries on SQLITE_BUSY).
     Driver,
     /// A query on a monitor connection; `{session}` is replaced by the waiting
-    /// session's server-side id (MySQL connection id, PostgreSQL backend pid), and
-    /// a first value that is true or non-zero means the session waits for a lock.
+    /// session's server-side id (MySQL connection id, PostgreSQL backend pid). The
+    /// dialect reads its rows: the host sends them back as a
+    /// [`LockProbeReading`](super::LockProbeReading) (IR 1.1), and a dialect that
+    /// does not read them itself keeps the generic reading, a first value that is
+    /// true or non-zero means the session waits
+    /// ([`LockProbeReading::first_value_answer`](super::LockProbeReading::first_value_answer)).
     Query { sql: String },
-    /// InnoDB's live status: `SHOW ENGINE INNODB STATUS` lists the session's
-    /// transaction as `LOCK WAIT` with its thread id. Unlike
-    /// `information_schema.innodb_*`, it is not served from a cache that freezes
-    /// under frequent reads.
+    /// IR 1.0: InnoDB's live status, `SHOW ENGINE INNODB STATUS`, which the host
+    /// read itself. From IR 1.1 on it means the same as
+    /// `Query { sql: "SHOW ENGINE INNODB STATUS" }`: the host runs that statement
+    /// and asks the dialect to read it. A dialect built for IR 1.0 cannot, and
+    /// the host then reports that it cannot tell. Declare the `Query` instead.
     InnodbStatus,
     /// No probe: a statement counts as blocked only after the fallback timeout.
     None,

@@ -1,17 +1,19 @@
 //! The plugin side of the boundary: adapters from the SDK traits to the ABI trait
-//! objects, and the tables behind [`export_plugin!`](crate::export_plugin).
+//! objects, and the tables behind [`export_plugin!`](crate::export_plugin). The
+//! host's loader (txlab-loader) uses the adapters for in-process plugins, and the
+//! JSON helpers and the panic guard for the host database it lends to oracles.
 
-use super::guard::guard;
 use super::{
-    from_json, parse_config, to_json, Dialect, DialectPlugin, Generator, GeneratorPlugin, HostDb,
-    Oracle, OraclePlugin, PluginError, RenderContext,
+    parse_config, Dialect, DialectPlugin, Generator, GeneratorPlugin, HostDb, Oracle, OraclePlugin,
+    PluginError, RenderContext,
 };
 use crate::abi::*;
 use crate::ir::*;
 use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::std_types::{RErr, ROk, RResult, RStr, RString, RVec};
 
-pub use super::guard::catch;
+pub use super::guard::{catch, guard};
+pub use super::{from_json, to_json};
 
 /// Wraps an SDK dialect as an ABI object. Also used by the host for in-process plugins.
 pub fn dialect_box<D: Dialect>(dialect: D) -> DialectBox {
@@ -80,6 +82,13 @@ impl<D: Dialect> DialectAbi for DialectAdapter<D> {
         guard("classify_error", || {
             let raw: RawDbError = from_json("database error", error.as_str())?;
             json_out(&self.0.classify_error(&raw))
+        })
+    }
+
+    fn read_lock_probe(&self, reading: RStr<'_>) -> RResult<RString, AbiError> {
+        guard("read_lock_probe", || {
+            let reading: LockProbeReading = from_json("lock probe reading", reading.as_str())?;
+            json_out(&self.0.read_lock_probe(&reading))
         })
     }
 }

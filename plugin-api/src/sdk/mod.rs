@@ -10,8 +10,12 @@
 //! its DBMS spells its own way in [`sql::SqlSyntax`], and the shared renderer
 //! writes the statements and tables.
 
+/// Plumbing shared by [`export_plugin!`](crate::export_plugin) and the host's
+/// loader (txlab-loader): the adapters from the SDK traits to the ABI objects,
+/// JSON encoding and the panic guard. Not part of the plugin author's API.
+#[doc(hidden)]
 pub mod export;
-pub(crate) mod guard;
+mod guard;
 mod log;
 pub mod sql;
 
@@ -89,6 +93,16 @@ pub trait Dialect: Send + Sync + 'static {
     /// itself; the default is the standard spelling.
     fn transaction_control(&self) -> TransactionControl {
         TransactionControl::default()
+    }
+
+    /// Reads what the dialect's lock-wait probe ([`DialectInfo::lock_probe`])
+    /// returned for `reading.session`: `Some(true)` if the session waits for a
+    /// lock, `Some(false)` if it does not, `None` if the reading cannot tell. The
+    /// default is the generic reading, a first value that is true or non-zero
+    /// ([`LockProbeReading::first_value_answer`]); a dialect whose probe returns
+    /// something else (a status text, several rows) reads it here.
+    fn read_lock_probe(&self, reading: &LockProbeReading) -> Option<bool> {
+        reading.first_value_answer()
     }
 
     /// All SQL of a case, rendered once before it runs.
@@ -327,12 +341,14 @@ fn strip_json_position(msg: &str) -> String {
     }
 }
 
-pub(crate) fn to_json<T: Serialize>(value: &T) -> Result<String, PluginError> {
+#[doc(hidden)]
+pub fn to_json<T: Serialize>(value: &T) -> Result<String, PluginError> {
     serde_json::to_string(value)
         .map_err(|e| PluginError::internal(format!("cannot encode as JSON: {e}")))
 }
 
-pub(crate) fn from_json<T: DeserializeOwned>(what: &str, json: &str) -> Result<T, PluginError> {
+#[doc(hidden)]
+pub fn from_json<T: DeserializeOwned>(what: &str, json: &str) -> Result<T, PluginError> {
     serde_json::from_str(json)
         .map_err(|e| PluginError::invalid_input(format!("cannot decode {what}: {e}")))
 }

@@ -6,7 +6,7 @@ use common::*;
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 use txlab_generator_random::{Config, RandomGenerator, Weights};
-use txlab_plugin_api::host::GeneratorHandle;
+use txlab_loader::GeneratorHandle;
 use txlab_plugin_api::prelude::*;
 
 const SER: &[IsolationLevel] = &[IsolationLevel::Serializable];

@@ -4,8 +4,8 @@
 mod common;
 
 use common::*;
+use txlab_loader::OracleHandle;
 use txlab_oracle_wss::WssOracle;
-use txlab_plugin_api::host::OracleHandle;
 use txlab_plugin_api::prelude::*;
 use txlab_testkit::MemoryDb;
 

@@ -5,10 +5,10 @@
 //! `txlab` executable and its `plugins/` subdirectory. Only files named
 //! `libtxlab_*.so` (the platform's equivalent) are considered, without recursion.
 
+use crate::{EntryDescriptor, LoadError, PluginLibrary};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use txlab_plugin_api::host::{EntryDescriptor, LoadError, PluginLibrary};
 use txlab_plugin_api::PluginKind;
 
 pub const PLUGIN_PATH_ENV: &str = "TXLAB_PLUGIN_PATH";
@@ -198,6 +198,9 @@ impl Registry {
             }
             Err(error) => {
                 tracing::debug!(target: "txlab::plugins", "skipping {}: {error}", path.display());
+                if let Some(details) = error.details() {
+                    tracing::trace!(target: "txlab::plugins", "abi_stable's report on {}:\n{details}", path.display());
+                }
                 self.problems.push(Problem {
                     path: path.to_path_buf(),
                     error,
