@@ -198,33 +198,6 @@ pub fn sorted(mut rows: Vec<Row>) -> Vec<Row> {
     rows
 }
 
-pub fn outcome_text(outcome: &Outcome) -> String {
-    match outcome {
-        Outcome::Affected { rows: 1 } => "affected 1 row".into(),
-        Outcome::Affected { rows } => format!("affected {rows} rows"),
-        Outcome::Done => "succeeded".into(),
-        Outcome::Rows { rows, .. } => format!("returned {} rows", rows.len()),
-        Outcome::Error(e) => format!("failed with {e}"),
-        Outcome::NoReply => "got no reply".into(),
-        Outcome::NotSubmitted => "was not sent".into(),
-    }
-}
-
-pub fn row_text(row: &[Value]) -> String {
-    let cells: Vec<String> = row.iter().map(ToString::to_string).collect();
-    format!("({})", cells.join(", "))
-}
-
-pub fn rows_text(rows: &[Row]) -> String {
-    if rows.is_empty() {
-        return "no rows".into();
-    }
-    rows.iter()
-        .map(|r| row_text(r))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 impl Walk<'_> {
     fn semantics(&self, t: usize) -> &LevelSemantics {
         self.dialect
@@ -551,8 +524,8 @@ impl Walk<'_> {
                 at: None,
                 level: None,
                 view: "the latest committed version of every row".into(),
-                expected: rows_text(&sorted(expected)),
-                actual: rows_text(&sorted(actual)),
+                expected: RowsText(&sorted(expected)).to_string(),
+                actual: RowsText(&sorted(actual)).to_string(),
                 view_rows: vec![],
                 only_expected,
                 only_actual,
@@ -662,9 +635,9 @@ impl Walk<'_> {
                             WriteConflict::SingleWriter => "had written rows",
                             _ => "locked the rows it matches",
                         },
-                        rows_text(&rows)
+                        RowsText(&rows)
                     ),
-                    actual: format!("it did not wait and {}", outcome_text(outcome)),
+                    actual: format!("it did not wait and {outcome}"),
                     view_rows: rows,
                     only_expected: vec![],
                     only_actual: vec![],
@@ -747,9 +720,9 @@ impl Walk<'_> {
                                 _ => "rows this statement writes or locks",
                             },
                             txn_label(t),
-                            rows_text(&rows)
+                            RowsText(&rows)
                         ),
-                        actual: format!("it {}", outcome_text(outcome)),
+                        actual: format!("it {outcome}"),
                         view_rows: rows,
                         only_expected: vec![],
                         only_actual: vec![],
@@ -758,7 +731,7 @@ impl Walk<'_> {
                 }
                 return Err(Stop::Undecided(format!(
                     "a statement the model expects to fail with a serialization failure failed otherwise: {at} {}",
-                    outcome_text(outcome)
+                    outcome
                 )));
             }
         }
@@ -950,8 +923,8 @@ impl Walk<'_> {
                 }
                 let mut d = diff_of(
                     DiffKind::QueryResult,
-                    rows_text(&sorted(want.clone())),
-                    rows_text(&sorted(got.clone())),
+                    RowsText(&sorted(want.clone())).to_string(),
+                    RowsText(&sorted(got.clone())).to_string(),
                 );
                 d.only_expected = only_expected;
                 d.only_actual = only_actual;
@@ -968,8 +941,8 @@ impl Walk<'_> {
                 }
                 out.push(diff_of(
                     DiffKind::AffectedRows,
-                    format!("it {}", outcome_text(expected)),
-                    format!("it {}", outcome_text(actual)),
+                    format!("it {expected}"),
+                    format!("it {actual}"),
                 ));
                 Err(Stop::Differs)
             }
@@ -979,7 +952,7 @@ impl Walk<'_> {
                     return Err(Stop::Undecided(format!(
                         "a statement failed with an error of class `{}`, which the model cannot reproduce on its view: {at} {}",
                         e.class,
-                        outcome_text(actual)
+                        actual
                     )));
                 }
                 if let Some(why) = excused {
@@ -992,8 +965,8 @@ impl Walk<'_> {
                 }
                 out.push(diff_of(
                     DiffKind::Outcome,
-                    format!("it {}", outcome_text(expected)),
-                    format!("it {}", outcome_text(actual)),
+                    format!("it {expected}"),
+                    format!("it {actual}"),
                 ));
                 Err(Stop::Differs)
             }
@@ -1016,15 +989,14 @@ impl Walk<'_> {
                 }
                 out.push(diff_of(
                     DiffKind::Outcome,
-                    format!("it {}", outcome_text(expected)),
-                    format!("it {}", outcome_text(actual)),
+                    format!("it {expected}"),
+                    format!("it {actual}"),
                 ));
                 Err(Stop::Differs)
             }
             (got, want) => Err(Stop::Undecided(format!(
                 "the real run and the view run of {at} answered differently in kind: {} vs {}",
-                outcome_text(got),
-                outcome_text(want)
+                got, want
             ))),
         }
     }
