@@ -14,6 +14,8 @@ pub mod export;
 pub(crate) mod guard;
 mod log;
 pub mod sql;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use guard::catch;
 

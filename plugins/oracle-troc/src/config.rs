@@ -103,19 +103,12 @@ impl TrocConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeSet;
-
-    fn keys(value: &serde_json::Value) -> BTreeSet<String> {
-        value.as_object().unwrap().keys().cloned().collect()
-    }
+    use crate::TrocOracle;
+    use txlab_plugin_api::sdk::testing::check_default_config;
 
     #[test]
     fn default_config_lists_every_key_at_its_default() {
-        let toml: toml::Table = toml::from_str(DEFAULT_CONFIG).unwrap();
-        let documented = serde_json::to_value(&toml).unwrap();
-        let defaults = serde_json::to_value(TrocConfig::default()).unwrap();
-        assert_eq!(keys(&documented), keys(&defaults));
-        let parsed: TrocConfig = parse_config(&documented.to_string()).unwrap();
+        let parsed = check_default_config::<TrocOracle, _>().unwrap();
         assert_eq!(parsed, TrocConfig::default());
         assert!(parsed.validate().is_ok());
     }
