@@ -1,9 +1,11 @@
 //! Shared builders for the Troc oracle tests: profiles, cases, hand-made histories.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use txlab_oracle_troc::{TrocConfig, TrocOracle};
 use txlab_plugin_api::prelude::*;
-use txlab_testkit::{render_statement, MemoryDb};
+use txlab_testkit::concurrent_history;
+pub use txlab_testkit::oracle::{check, expect_finding, expect_undecided};
+pub use txlab_testkit::schedule as refs;
 
 pub const RU: IsolationLevel = IsolationLevel::ReadUncommitted;
 pub const RC: IsolationLevel = IsolationLevel::ReadCommitted;
@@ -134,19 +136,6 @@ pub fn rows(table: &Table, rows: Vec<Vec<Value>>) -> TableRows {
     }
 }
 
-/// Statement references from transaction indexes, one per statement (the
-/// artifact's `1-1-2-2` schedules, 0-based here).
-pub fn refs(transactions: &[Transaction], txn_ids: &[usize]) -> Vec<StatementRef> {
-    let mut next = vec![0usize; transactions.len()];
-    txn_ids
-        .iter()
-        .map(|&t| {
-            next[t] += 1;
-            StatementRef::new(t, next[t] - 1)
-        })
-        .collect()
-}
-
 pub fn txn(isolation: IsolationLevel, statements: Vec<Statement>) -> Transaction {
     Transaction {
         isolation,
@@ -237,70 +226,15 @@ pub fn history(
     ends: Vec<TxnEnd>,
     final_rows: Vec<Vec<Value>>,
 ) -> History {
-    let completion_order = refs(&case.transactions, completion);
-    let mut statements: Vec<Vec<StatementRecord>> = case
-        .transactions
-        .iter()
-        .enumerate()
-        .map(|(t, txn)| {
-            txn.statements
-                .iter()
-                .enumerate()
-                .map(|(s, statement)| StatementRecord {
-                    at: StatementRef::new(t, s),
-                    sql: render_statement(statement),
-                    submitted_us: None,
-                    completed_us: None,
-                    blocked: None,
-                    outcome: Outcome::NotSubmitted,
-                })
-                .collect()
-        })
-        .collect();
-    for (i, &at) in completion_order.iter().enumerate() {
-        let statement = case.statement(at).unwrap();
-        let outcome = outcomes
-            .iter()
-            .find(|(r, _)| *r == at)
-            .map(|(_, o)| o.clone())
-            .unwrap_or_else(|| {
-                assert!(
-                    statement.is_control(),
-                    "the history needs an outcome for {at}"
-                );
-                Outcome::Done
-            });
-        let record = &mut statements[at.txn()][at.stmt()];
-        record.submitted_us = Some(i as u64 * 10 + 1);
-        record.completed_us = Some(i as u64 * 10 + 5);
-        record.outcome = outcome;
-    }
-    for (at, after) in blocked {
-        let record = &mut statements[at.txn()][at.stmt()];
-        // Sent after the `after`-th completion (1-based position), before the next.
-        record.submitted_us = Some(after as u64 * 10 - 4);
-        record.blocked = Some(Blocking {
-            detected_us: after as u64 * 10 - 3,
-            evidence: BlockEvidence::Probe,
-            resumed_after: None,
-        });
-    }
-    let transactions = ends
+    blocked
         .into_iter()
-        .zip(&case.transactions)
-        .map(|(end, txn)| TransactionRecord {
-            isolation: txn.isolation,
-            end,
-            ended_us: None,
-        })
-        .collect();
-    History {
-        statements,
-        transactions,
-        completion_order,
-        final_state: Some(final_state(case, final_rows)),
-        unobserved: vec![],
-    }
+        .fold(
+            concurrent_history(case, completion).outcomes(outcomes),
+            |h, (at, after)| h.blocked(at, after),
+        )
+        .ends(ends)
+        .final_state(final_state(case, final_rows))
+        .build()
 }
 
 pub fn committed() -> Vec<TxnEnd> {
@@ -309,37 +243,6 @@ pub fn committed() -> Vec<TxnEnd> {
 
 pub fn at(t: usize, s: usize) -> StatementRef {
     StatementRef::new(t, s)
-}
-
-/// Runs the check on a fresh [`MemoryDb`] and asserts that every session the
-/// oracle opened was closed.
-pub fn check(oracle: &mut TrocOracle, case: &TestCase, history: &History) -> Verdict {
-    let mut db = MemoryDb::new();
-    let verdict = oracle
-        .check(
-            &CheckInput {
-                case: case.clone(),
-                history: history.clone(),
-            },
-            &mut db,
-        )
-        .unwrap();
-    assert_eq!(db.open_sessions(), 0, "the oracle left sessions open");
-    verdict
-}
-
-pub fn expect_finding(verdict: Verdict) -> Finding {
-    match verdict {
-        Verdict::Finding(f) => f,
-        other => panic!("expected a finding, got {other:?}"),
-    }
-}
-
-pub fn expect_undecided(verdict: Verdict) -> String {
-    match verdict {
-        Verdict::Undecided { reason } => reason,
-        other => panic!("expected undecided, got {other:?}"),
-    }
 }
 
 pub fn eq(column: &str, v: i64) -> Expr {
