@@ -20,7 +20,7 @@ pub mod scratch;
 pub mod versions;
 pub mod walk;
 
-pub use config::{SameValueUpdate, TrocConfig, DEFAULT_CONFIG};
+pub use config::{SameValueSetting, TrocConfig, DEFAULT_CONFIG};
 
 use txlab_plugin_api::prelude::*;
 use walk::{Walk, WalkOutcome};

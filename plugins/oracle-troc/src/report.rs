@@ -33,6 +33,16 @@ pub fn assumed_semantics(case: &TestCase, dialect: &DialectInfo) -> String {
             Some(s) => format!("- {} (notes: {})", s.summary(), s.notes.join("; ")),
         });
     }
+    let engine = &dialect.engine;
+    lines.push(if engine.notes.is_empty() {
+        format!("- at every level: {}", engine.summary())
+    } else {
+        format!(
+            "- at every level: {} (notes: {})",
+            engine.summary(),
+            engine.notes.join("; ")
+        )
+    });
     lines.join("\n")
 }
 

@@ -169,7 +169,7 @@ impl Walk<'_> {
                 )));
             }
         }
-        if dirty {
+        if dirty && self.dialect.engine.dirty_reads_see_partial_writes {
             if let Some(w) = self.write_in_flight(at, c.step.record) {
                 return Err(Stop::Undecided(format!(
                     "read uncommitted: {at} ran while {w} of the other transaction was waiting for a lock, and a waiting write may already have changed the rows it reached first, which a dirty read sees"
@@ -218,6 +218,6 @@ impl Walk<'_> {
 
 fn replace_reason(at: StatementRef) -> String {
     format!(
-        "vendor-defined: a REPLACE replaced a row earlier; the manual describes it as a delete and an insert, InnoDB performs it as an update of the same row, and snapshots and later writes see that row differently ({at})"
+        "vendor-defined: a REPLACE replaced a row earlier; the dialect declares that the DBMS may perform it as an update of the same row (InnoDB), not as the delete and insert the model follows, and snapshots and later writes see that row differently ({at})"
     )
 }

@@ -54,7 +54,8 @@ impl Walk<'_> {
         )))
     }
 
-    /// At a level whose snapshot is taken by the first consistent read, a read
+    /// At a level whose snapshot is taken by the first consistent read, on a
+    /// DBMS that declares `first_read_snapshot_needs_table_access`, a read
     /// that shows the snapshot of a later read of its transaction is undecided
     /// when the reads before that one all returned no rows: InnoDB creates its
     /// read view when a read first touches the table, and a read the optimizer
@@ -121,7 +122,7 @@ impl Walk<'_> {
             }
             if same(&scratch.run(step.level, &view, step.statement)?.outcome) {
                 return Err(Stop::Undecided(format!(
-                    "vendor-defined: {at} read what a snapshot taken at a later read of its transaction shows; InnoDB takes the snapshot when a read first touches the table, and earlier reads the optimizer answered without the table (an impossible WHERE) take none"
+                    "vendor-defined: {at} read what a snapshot taken at a later read of its transaction shows; the dialect declares that a read takes the snapshot only when it touches the table (InnoDB), and earlier reads the optimizer answered without the table (an impossible WHERE) take none"
                 )));
             }
         }

@@ -22,16 +22,7 @@ pub(super) fn lock_mode(statement: &Statement) -> Option<LockMode> {
     }
 }
 
-/// A FOR SHARE read that a secondary index covers: InnoDB may answer it from
-/// that index, locking the index records only, so it neither holds nor waits
-/// for locks on the rows themselves (a FOR UPDATE of the same row through the
-/// primary key does not stop it).
-fn shared_read_through_a_covering_index(table: &Table, statement: &Statement) -> bool {
-    matches!(statement, Statement::Select(s)
-        if s.lock == RowLock::ForShare && covered_by_a_secondary_index(table, s))
-}
-
-/// Whether some secondary index (with the primary key, which every InnoDB
+/// Whether some secondary index (with the primary key, which an InnoDB
 /// secondary index carries) holds every column `select` uses, so that the
 /// DBMS may answer it from that index alone.
 fn covered_by_a_secondary_index(table: &Table, select: &Select) -> bool {
@@ -60,6 +51,19 @@ fn covered_by_a_secondary_index(table: &Table, select: &Select) -> bool {
 }
 
 impl Walk<'_> {
+    /// A FOR SHARE read that a secondary index covers, on a DBMS that declares
+    /// such a read may lock only that index (InnoDB:
+    /// `shared_reads_may_lock_only_a_covering_index`): it may neither hold nor
+    /// wait for locks on the rows themselves (a FOR UPDATE of the same row
+    /// through the primary key does not stop it).
+    fn shared_read_may_skip_row_locks(&self, statement: &Statement) -> bool {
+        self.dialect
+            .engine
+            .shared_reads_may_lock_only_a_covering_index
+            && matches!(statement, Statement::Select(s)
+                if s.lock == RowLock::ForShare && covered_by_a_secondary_index(self.table, s))
+    }
+
     /// Missing lock: the other transaction is running and holds a lock on a row
     /// this statement must lock, yet the statement went through at once.
     pub(super) fn check_missing_lock(
@@ -76,7 +80,7 @@ impl Walk<'_> {
             || !outcome.is_success()
             || !model.is_active(u)
             || self.other_may_be_a_victim_already(step.at, step.record)
-            || shared_read_through_a_covering_index(self.table, step.statement)
+            || self.shared_read_may_skip_row_locks(step.statement)
         {
             return Ok(());
         }
@@ -171,9 +175,10 @@ impl Walk<'_> {
                 // set are exclusive, InnoDB also retrieves the corresponding
                 // clustered index records and sets locks on them",
                 // innodb-locks-set): a writer that changes other columns does
-                // not wait. The model does not know which index the DBMS
-                // chose, so it records no lock that could predict a wait.
-                if shared_read_through_a_covering_index(self.table, step.statement) {
+                // not wait. Where the dialect declares such reads, the model
+                // does not know which index the DBMS chose, so it records no
+                // lock that could predict a wait.
+                if self.shared_read_may_skip_row_locks(step.statement) {
                     return Ok(());
                 }
                 if let Ok(rids) = scratch.matching(step.level, &views.view, s.filter.as_ref())? {

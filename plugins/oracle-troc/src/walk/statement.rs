@@ -127,6 +127,7 @@ impl Walk<'_> {
             && step.snapshot_taken_earlier
             && views.choice == Choice::Snapshot
             && semantics.snapshot == SnapshotPoint::FirstRead
+            && self.dialect.engine.first_read_snapshot_needs_table_access
         {
             self.later_snapshot_excuse(scratch, model, trace, &step, views.primary, &runs.run)?;
         }
@@ -136,6 +137,7 @@ impl Walk<'_> {
             let effect = diff(&runs.run.before, &runs.run.after, &runs.run.matched);
             if matches!(statement, Statement::Insert(i) if i.on_conflict == OnConflict::Replace)
                 && !effect.deleted.is_empty()
+                && self.dialect.engine.replace_may_update_in_place
             {
                 model.replaced_a_row = true;
             }

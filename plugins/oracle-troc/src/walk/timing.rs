@@ -111,8 +111,9 @@ impl Walk<'_> {
     }
 
     /// A write of the other transaction that waited for a lock and was in
-    /// progress while `record` ran: InnoDB applies a statement row by row, so
-    /// such a write may have changed some rows before it waited.
+    /// progress while `record` ran: where the dialect declares
+    /// `dirty_reads_see_partial_writes` (InnoDB applies a statement row by
+    /// row), such a write may have changed some rows before it waited.
     pub(super) fn write_in_flight(
         &self,
         at: StatementRef,

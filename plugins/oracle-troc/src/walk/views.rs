@@ -5,7 +5,7 @@
 
 use super::statement::Step;
 use super::{Stop, Walk};
-use crate::config::SameValueUpdate;
+use crate::config::SameValueSetting;
 use crate::scratch::ViewRun;
 use crate::versions::{diff, Model, View, ViewKind};
 use txlab_plugin_api::prelude::*;
@@ -61,20 +61,20 @@ impl Walk<'_> {
             // Reads "may" see uncommitted data: the committed version is allowed too.
             Choice::Dirty => (ViewKind::Dirty, Some(ViewKind::LatestCommitted)),
             Choice::Latest => (ViewKind::LatestCommitted, None),
-            Choice::Snapshot => match self.config.same_value_update {
-                SameValueUpdate::NewVersion => (
+            Choice::Snapshot => match self.config.same_value_update.resolve(self.dialect) {
+                SameValueSetting::NewVersion => (
                     ViewKind::Snapshot {
                         same_value_is_version: true,
                     },
                     None,
                 ),
-                SameValueUpdate::NoVersion => (
+                SameValueSetting::NoVersion => (
                     ViewKind::Snapshot {
                         same_value_is_version: false,
                     },
                     None,
                 ),
-                SameValueUpdate::Ambiguous => (
+                SameValueSetting::Ambiguous | SameValueSetting::Profile => (
                     ViewKind::Snapshot {
                         same_value_is_version: true,
                     },

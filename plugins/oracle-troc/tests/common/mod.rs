@@ -38,7 +38,7 @@ pub fn level(
     }
 }
 
-fn dialect(name: &str, levels: Vec<LevelSemantics>) -> DialectInfo {
+fn dialect(name: &str, levels: Vec<LevelSemantics>, engine: EngineSemantics) -> DialectInfo {
     DialectInfo {
         name: name.into(),
         driver: "sqlite".into(),
@@ -46,11 +46,43 @@ fn dialect(name: &str, levels: Vec<LevelSemantics>) -> DialectInfo {
         features: Features::default(),
         lock_probe: LockProbe::Driver,
         session_control: SessionControl::default(),
+        engine,
+    }
+}
+
+/// InnoDB's engine facts, as the MySQL dialect declares them.
+pub fn innodb_engine() -> EngineSemantics {
+    EngineSemantics {
+        same_value_update: SameValueUpdate::NoVersion,
+        replace_may_update_in_place: true,
+        shared_reads_may_lock_only_a_covering_index: true,
+        first_read_snapshot_needs_table_access: true,
+        dirty_reads_see_partial_writes: true,
+        notes: vec!["test engine facts of InnoDB".into()],
+    }
+}
+
+/// Engine facts under which none of InnoDB's behaviours excuses a result:
+/// a new version for every UPDATE, REPLACE as a delete and an insert, FOR
+/// SHARE locking rows, snapshots at any read, no partial writes seen.
+pub fn strict_engine() -> EngineSemantics {
+    EngineSemantics {
+        same_value_update: SameValueUpdate::NewVersion,
+        replace_may_update_in_place: false,
+        shared_reads_may_lock_only_a_covering_index: false,
+        first_read_snapshot_needs_table_access: false,
+        dirty_reads_see_partial_writes: false,
+        notes: vec![],
     }
 }
 
 /// InnoDB as the MySQL dialect declares it (innodb_snapshot_isolation off).
 pub fn innodb() -> DialectInfo {
+    innodb_with(innodb_engine())
+}
+
+/// InnoDB's levels with other engine facts.
+pub fn innodb_with(engine: EngineSemantics) -> DialectInfo {
     use SnapshotPoint::*;
     use WriteConflict::BlockThenProceed as Btp;
     use WriteReads::LatestCommitted as Lc;
@@ -62,6 +94,7 @@ pub fn innodb() -> DialectInfo {
             level(RR, FirstRead, Lc, Btp, false, true),
             level(SER, PerStatement, Lc, Btp, false, true),
         ],
+        engine,
     )
 }
 
@@ -83,6 +116,7 @@ pub fn postgres() -> DialectInfo {
             ),
             level(RR, FirstStatement, Snapshot, BlockThenAbort, false, false),
         ],
+        strict_engine(),
     )
 }
 
@@ -98,6 +132,7 @@ pub fn sqlite() -> DialectInfo {
             false,
             true,
         )],
+        strict_engine(),
     )
 }
 

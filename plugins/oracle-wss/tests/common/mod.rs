@@ -207,6 +207,7 @@ pub fn dialect(levels: Vec<LevelSemantics>) -> DialectInfo {
         features: Features::default(),
         lock_probe: LockProbe::Driver,
         session_control: SessionControl::default(),
+        engine: EngineSemantics::default(),
     }
 }
 
