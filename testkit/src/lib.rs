@@ -3,6 +3,8 @@
 //! - [`MemoryDb`]: an in-memory database that interprets the IR behind the
 //!   [`HostDb`](txlab_plugin_api::sdk::HostDb) interface, for oracle tests.
 //! - [`serial_history`]: the history of a run in which transactions did not overlap.
+//! - [`concurrent_history`]: a hand-made history of a concurrent run.
+//! - [`oracle`]: running an oracle's check on a [`MemoryDb`].
 //! - [`random_case`]: small deterministic random cases for property tests.
 //! - [`build`]: builders for schemas, rows, statements, expressions and cases.
 //! - [`cases`]: whole sample cases the dialect suites render or run.
@@ -19,6 +21,7 @@
 
 pub mod build;
 pub mod cases;
+mod concurrent;
 mod db;
 pub mod describe;
 pub mod dialect;
@@ -28,6 +31,7 @@ mod eval;
 mod history;
 pub mod keyed_table;
 pub mod live;
+pub mod oracle;
 mod random;
 mod render;
 pub mod render_samples;
@@ -35,6 +39,7 @@ pub mod replay;
 pub mod round_trip;
 pub mod statement_effects;
 
+pub use concurrent::{concurrent_history, schedule, ConcurrentHistory};
 pub use db::MemoryDb;
 pub use history::serial_history;
 pub use random::random_case;

@@ -636,6 +636,80 @@ fn serial_history_leaves_unlisted_transactions_unfinished() {
 }
 
 #[test]
+fn schedules_number_each_transactions_statements_in_turn() {
+    let case = two_txn_case();
+    let refs: Vec<String> = schedule(&case.transactions, &[0, 1, 1, 0, 2])
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(refs, ["T1.1", "T2.1", "T2.2", "T1.2", "T3.1"]);
+}
+
+#[test]
+fn a_concurrent_history_records_what_the_test_says() {
+    let case = two_txn_case();
+    let at = StatementRef::new;
+    // T1 updates row 1; T2's update of it waits until T1 commits.
+    let history = concurrent_history(&case, &[0, 0, 1, 0, 1, 1, 1])
+        .outcome(at(0, 1), Outcome::Affected { rows: 1 })
+        .outcomes([
+            (at(1, 1), Outcome::Affected { rows: 1 }),
+            (at(1, 2), Outcome::Affected { rows: 1 }),
+        ])
+        .blocked(at(1, 1), 3)
+        .unobserved("a note")
+        .final_state(DbState::default())
+        .build();
+    history.check_shape(&case).unwrap();
+    let order: Vec<String> = history
+        .completion_order
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        order,
+        ["T1.1", "T1.2", "T2.1", "T1.3", "T2.2", "T2.3", "T2.4"]
+    );
+    // Default ends: COMMIT and ROLLBACK as the last statements, T3 never sent.
+    assert_eq!(history.transactions[0].end, TxnEnd::Committed);
+    assert_eq!(history.transactions[1].end, TxnEnd::RolledBack);
+    assert_eq!(history.transactions[2].end, TxnEnd::Unfinished);
+    assert_eq!(history.statements[2][0].outcome, Outcome::NotSubmitted);
+    assert_eq!(history.statements[1][0].outcome, Outcome::Done);
+    assert_eq!(history.transactions[0].ended_us, Some(35));
+    assert_eq!(history.transactions[2].ended_us, None);
+    // The waiting UPDATE was sent after T2.1 replied and before T1.3 was sent,
+    // and replied after T1.3.
+    let waited = &history.statements[1][1];
+    let (sent, done) = (waited.submitted_us.unwrap(), waited.completed_us.unwrap());
+    assert!(history.statements[1][0].completed_us.unwrap() < sent);
+    assert!(sent < history.statements[0][2].submitted_us.unwrap());
+    assert!(history.statements[0][2].completed_us.unwrap() < done);
+    assert_eq!(
+        waited.blocked.as_ref().unwrap().evidence,
+        BlockEvidence::Probe
+    );
+    assert_eq!(history.unobserved, vec!["a note"]);
+    assert_eq!(history.final_state, Some(DbState::default()));
+    let explicit = concurrent_history(&case, &[0])
+        .ends(vec![
+            TxnEnd::Committed,
+            TxnEnd::Unfinished,
+            TxnEnd::Unfinished,
+        ])
+        .build();
+    assert_eq!(explicit.transactions[0].end, TxnEnd::Committed);
+    assert_eq!(explicit.final_state, None);
+}
+
+#[test]
+#[should_panic(expected = "the history needs an outcome for T1.2")]
+fn a_write_without_an_outcome_is_a_mistake_in_the_test() {
+    let case = two_txn_case();
+    concurrent_history(&case, &[0, 0]).build();
+}
+
+#[test]
 fn random_cases_are_valid_and_deterministic() {
     let mut shapes = std::collections::BTreeSet::new();
     for seed in 0..300 {

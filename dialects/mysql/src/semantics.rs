@@ -31,6 +31,14 @@ pub const MYSQL_SEMI_CONSISTENT: &str =
 /// MySQL: what InnoDB rolls back on an error.
 pub const MYSQL_ERROR_HANDLING: &str =
     "https://dev.mysql.com/doc/refman/8.0/en/innodb-error-handling.html";
+/// MySQL: UPDATE (a same-value assignment changes nothing).
+pub const MYSQL_UPDATE: &str = "https://dev.mysql.com/doc/refman/8.0/en/update.html";
+/// MySQL: REPLACE (may be performed as an update).
+pub const MYSQL_REPLACE: &str = "https://dev.mysql.com/doc/refman/8.0/en/replace.html";
+/// MariaDB: a same-value UPDATE keeps the snapshot's row version (a design decision).
+pub const MDEV_26642: &str = "https://jira.mariadb.org/browse/MDEV-26642";
+/// TiDB: the same as MDEV-26642.
+pub const TIDB_28212: &str = "https://github.com/pingcap/tidb/issues/28212";
 
 /// MariaDB: `SET TRANSACTION` and its isolation levels.
 pub const MARIADB_SET_TRANSACTION: &str =
@@ -63,6 +71,7 @@ pub fn info(target: &Target) -> DialectInfo {
         features: features(target.flavor),
         lock_probe: lock_probe(target.flavor),
         session_control: SessionControl::default(),
+        engine: engine(target.flavor),
     }
 }
 
@@ -382,6 +391,69 @@ fn tidb_optimistic_repeatable_read() -> LevelSemantics {
         serializable: false,
         notes,
         references,
+    }
+}
+
+/// How InnoDB and TiDB execute statements where vendors differ (every level).
+pub fn engine(flavor: Flavor) -> EngineSemantics {
+    match flavor {
+        Flavor::Mysql | Flavor::Mariadb => EngineSemantics {
+            // update.html: "If you set a column to the value it currently has,
+            // MySQL notices this and does not update it": the row keeps its
+            // version, and the updater's snapshot keeps showing the version it
+            // had (MDEV-26642, closed as a design decision; MySQL#104986).
+            same_value_update: SameValueUpdate::NoVersion,
+            // replace.html: "a storage engine may perform the REPLACE as an
+            // update rather than a delete plus insert".
+            replace_may_update_in_place: true,
+            // locks-set page: only exclusive index record locks make InnoDB also
+            // lock the clustered index record, so a shared locking read served
+            // from a covering secondary index locks that index only (a writer
+            // of other columns went through on MariaDB 10.11).
+            shared_reads_may_lock_only_a_covering_index: true,
+            // consistent-read page: the snapshot is established by the first
+            // consistent read; InnoDB opens the read view when a read first
+            // touches the table, which a read with an impossible WHERE never
+            // does (MariaDB 10.11: after `WHERE c IS NULL` on a NOT NULL column
+            // a REPEATABLE READ transaction still saw a later commit).
+            first_read_snapshot_needs_table_access: true,
+            // isolation levels page (READ UNCOMMITTED reads may use a row
+            // version not yet committed) and locks-set page (a write locks the
+            // records as it scans them): an UPDATE that waits for a lock has
+            // already changed the rows it reached (seen on MariaDB 10.11).
+            dirty_reads_see_partial_writes: true,
+            notes: vec![
+                format!("An UPDATE that sets a column to the value it already has does not update it ({MYSQL_UPDATE}), so the row keeps its version and the updater's snapshot reads keep showing the snapshot's version ({MDEV_26642}, a design decision)."),
+                format!("A storage engine may perform REPLACE as an update of the existing row rather than a delete and an insert ({MYSQL_REPLACE})."),
+                format!("A shared locking read may lock only the records of a secondary index that covers it: InnoDB also locks the clustered index record only for exclusive locks ({MYSQL_LOCKS_SET})."),
+                format!("The REPEATABLE READ snapshot is established by the first consistent read ({MYSQL_CONSISTENT_READ}); a read the optimizer answers without touching the table (an impossible WHERE) does not establish it."),
+                format!("READ UNCOMMITTED reads may see rows a waiting UPDATE changed before it waited: writes lock and change rows as they scan them ({MYSQL_ISOLATION}; {MYSQL_LOCKS_SET})."),
+            ],
+        },
+        Flavor::Tidb => EngineSemantics {
+            // TiDB#28212: the same case as MDEV-26642; TiDB too keeps the
+            // snapshot's version of a row a same-value UPDATE left unchanged.
+            same_value_update: SameValueUpdate::NoVersion,
+            // The cautious default: TiDB documents REPLACE as a combined
+            // DELETE and INSERT, but not whether a replaced row keeps its
+            // identity for snapshots and locks.
+            replace_may_update_in_place: true,
+            // TiDB has no shared locking read (features.select_for_share is
+            // false); the cautious default stands.
+            shared_reads_may_lock_only_a_covering_index: true,
+            // transaction-isolation-levels: REPEATABLE READ reads at the
+            // transaction's start timestamp, READ COMMITTED per statement; no
+            // level waits for a read to take its snapshot.
+            first_read_snapshot_needs_table_access: false,
+            // TiDB offers no READ UNCOMMITTED (see `levels`): no read sees
+            // uncommitted writes.
+            dirty_reads_see_partial_writes: false,
+            notes: vec![
+                format!("A same-value UPDATE leaves the row's version as it was for the updater's snapshot reads ({TIDB_28212})."),
+                format!("Snapshots are taken when the transaction starts (REPEATABLE READ) or per statement (READ COMMITTED), never deferred to a later read ({TIDB_ISOLATION})."),
+                format!("No READ UNCOMMITTED and no shared locking reads ({TIDB_ISOLATION}; {TIDB_PESSIMISTIC})."),
+            ],
+        },
     }
 }
 

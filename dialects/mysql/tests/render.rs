@@ -5,10 +5,10 @@
 mod common;
 
 use common::*;
+use txlab_loader::DialectHandle;
 use txlab_mysql::{
     MariadbConfig, MariadbDialect, MysqlConfig, MysqlDialect, TidbConfig, TidbDialect, TxnMode,
 };
-use txlab_loader::DialectHandle;
 use txlab_plugin_api::prelude::*;
 use txlab_testkit::build::*;
 use txlab_testkit::cases::two_transaction_case;

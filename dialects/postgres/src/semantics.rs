@@ -21,6 +21,10 @@ pub const PG_INSERT_DOC: &str =
 /// PostgreSQL: the tutorial on transactions (errors abort the transaction).
 pub const PG_TRANSACTIONS_TUTORIAL: &str =
     "https://www.postgresql.org/docs/16/tutorial-transactions.html";
+/// PostgreSQL: trigger functions (`suppress_redundant_updates_trigger`: a
+/// same-value UPDATE makes a new row version unless suppressed).
+pub const PG_TRIGGER_FUNCTIONS_DOC: &str =
+    "https://www.postgresql.org/docs/16/functions-trigger.html";
 
 // CockroachDB documentation, version 24.1 (23.2 where the two differ).
 /// CockroachDB: transactions.
@@ -53,6 +57,58 @@ pub fn info(flavor: Flavor) -> DialectInfo {
         features: features(flavor),
         lock_probe: lock_probe(flavor),
         session_control: session_control(flavor),
+        engine: engine(flavor),
+    }
+}
+
+/// How PostgreSQL and CockroachDB execute statements where vendors differ
+/// (every level).
+pub fn engine(flavor: Flavor) -> EngineSemantics {
+    match flavor {
+        Flavor::Postgres => EngineSemantics {
+            // functions-trigger.html (suppress_redundant_updates_trigger): "the
+            // normal behavior which always performs the update regardless of
+            // whether or not the data has changed": a new row version.
+            same_value_update: SameValueUpdate::NewVersion,
+            // PostgreSQL has no REPLACE (features.replace is false).
+            replace_may_update_in_place: false,
+            // sql-select.html, The Locking Clause: FOR SHARE locks each retrieved
+            // row, and explicit-locking.html 13.3.2: it blocks UPDATE, DELETE and
+            // FOR UPDATE of those rows, whatever index found them.
+            shared_reads_may_lock_only_a_covering_index: false,
+            // transaction-iso.html 13.2.2: the snapshot is taken at the first
+            // non-transaction-control statement, whatever it reads; no level
+            // takes it at the first read.
+            first_read_snapshot_needs_table_access: false,
+            // transaction-iso.html table 13.1: dirty reads are not possible in
+            // PostgreSQL at any level.
+            dirty_reads_see_partial_writes: false,
+            notes: vec![
+                format!("An UPDATE writes a new row version even when no value changes ({PG_TRIGGER_FUNCTIONS_DOC}, suppress_redundant_updates_trigger)."),
+                format!("FOR SHARE locks every row it returns, so UPDATE, DELETE and FOR UPDATE of those rows wait for it ({PG_SELECT_LOCKING_DOC}; {PG_LOCKING_DOC}, 13.3.2)."),
+                format!("Snapshots are taken per statement or at the first statement after BEGIN, whatever it reads, and no read sees uncommitted data ({PG_ISOLATION_DOC})."),
+            ],
+        },
+        Flavor::Cockroach => EngineSemantics {
+            // The cautious default: the documentation does not say whether an
+            // UPDATE that changes no value writes a new version.
+            same_value_update: SameValueUpdate::Unknown,
+            // CockroachDB has no REPLACE (features.replace is false).
+            replace_may_update_in_place: false,
+            // FOR SHARE is not offered to generators (features.select_for_share
+            // is false); the cautious default stands.
+            shared_reads_may_lock_only_a_covering_index: true,
+            // transaction-layer: the snapshot is the transaction's timestamp,
+            // taken when it starts (SERIALIZABLE), or per statement (READ
+            // COMMITTED); no level takes it at the first read.
+            first_read_snapshot_needs_table_access: false,
+            // read-committed: statements see data committed before they began;
+            // there is no READ UNCOMMITTED level.
+            dirty_reads_see_partial_writes: false,
+            notes: vec![
+                format!("Snapshots are taken when the transaction starts (SERIALIZABLE) or per statement (READ COMMITTED), and no read sees uncommitted data ({CRDB_TXN_LAYER_DOC}#reading; {CRDB_READ_COMMITTED_DOC})."),
+            ],
+        },
     }
 }
 

@@ -10,6 +10,7 @@ const ISOLATION_DOC: &str = "https://www.sqlite.org/isolation.html";
 const WAL_DOC: &str = "https://www.sqlite.org/wal.html";
 const TRANSACTION_DOC: &str = "https://www.sqlite.org/lang_transaction.html";
 const BUSY_SNAPSHOT_DOC: &str = "https://www.sqlite.org/rescode.html#busy_snapshot";
+const CONFLICT_DOC: &str = "https://www.sqlite.org/lang_conflict.html";
 
 /// What SQLite offers: its one isolation level with its semantics, its features
 /// and its lock probe (`Dialect::info`).
@@ -23,6 +24,35 @@ pub fn info() -> DialectInfo {
         // so it knows when a statement waits for the write lock.
         lock_probe: LockProbe::Driver,
         session_control: SessionControl::default(),
+        engine: engine(),
+    }
+}
+
+/// How SQLite executes statements where vendors differ.
+pub fn engine() -> EngineSemantics {
+    EngineSemantics {
+        // rescode.html#busy_snapshot: a transaction writes only while its
+        // snapshot is the latest version of the database, so no commit is newer
+        // than the rows its UPDATE matched; the row as it wrote it is what its
+        // later reads see.
+        same_value_update: SameValueUpdate::NewVersion,
+        // lang_conflict.html: REPLACE "deletes pre-existing rows that are
+        // causing the constraint violation prior to inserting the current row".
+        replace_may_update_in_place: false,
+        // SQLite has no locking reads and no row locks: one writer at a time
+        // locks the whole database (isolation.html).
+        shared_reads_may_lock_only_a_covering_index: false,
+        // lang_transaction.html: a first SELECT after BEGIN DEFERRED starts
+        // the read transaction, whatever it reads.
+        first_read_snapshot_needs_table_access: false,
+        // isolation.html: changes are invisible to other connections until
+        // they commit; the level offered has no dirty reads.
+        dirty_reads_see_partial_writes: false,
+        notes: vec![
+            format!("A transaction writes only while its snapshot is the latest ({BUSY_SNAPSHOT_DOC}), so its reads see every row it updated as it wrote it."),
+            format!("REPLACE deletes the rows that collide and then inserts the new row ({CONFLICT_DOC})."),
+            format!("The first SELECT after BEGIN starts the read transaction, whatever it reads ({TRANSACTION_DOC}); no connection sees another's uncommitted changes ({ISOLATION_DOC})."),
+        ],
     }
 }
 

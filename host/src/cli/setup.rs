@@ -3,9 +3,9 @@
 
 use super::Cli;
 use crate::config::LoadedPipeline;
-use txlab_loader::registry::{search_dirs, Registry};
 use crate::setup::Resolved;
 use std::path::Path;
+use txlab_loader::registry::{search_dirs, Registry};
 
 /// A pipeline file and the plugins found for it.
 pub(super) struct PipelineSetup {

@@ -2,8 +2,8 @@
 
 use super::SetupError;
 use crate::config::{LoadedPipeline, PluginConfig};
-use txlab_loader::registry::{NotFound, Registered, Registry};
 use std::sync::Arc;
+use txlab_loader::registry::{NotFound, Registered, Registry};
 use txlab_loader::{CallError, DialectHandle, GeneratorHandle, OracleHandle};
 use txlab_plugin_api::ir::*;
 use txlab_plugin_api::sdk::ErrorKind;

@@ -165,6 +165,13 @@ impl TestCase {
         self.transactions.get(at.txn())?.statements.get(at.stmt())
     }
 
+    /// The kind of the statement at `at` ("UPDATE", "SELECT FOR SHARE", …), for
+    /// messages; "unknown statement" when the case has none there.
+    pub fn kind_name(&self, at: StatementRef) -> &'static str {
+        self.statement(at)
+            .map_or("unknown statement", Statement::kind_name)
+    }
+
     /// Total number of statements over all transactions.
     pub fn statement_count(&self) -> usize {
         self.transactions.iter().map(|t| t.statements.len()).sum()

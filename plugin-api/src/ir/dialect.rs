@@ -19,6 +19,11 @@ pub struct DialectInfo {
     /// statement, where the driver's own way does not fit the DBMS.
     #[serde(default)]
     pub session_control: SessionControl,
+    /// How the DBMS executes statements where vendors differ, at every level.
+    /// Absent from older dialects' JSON: every fact then takes its cautious
+    /// default (see [`EngineSemantics`]).
+    #[serde(default)]
+    pub engine: EngineSemantics,
 }
 
 /// Overrides for the driver's session naming and cancellation.
@@ -188,6 +193,102 @@ impl LevelSemantics {
     }
 }
 
+/// Whether an UPDATE that writes the values a row already has (a same-value
+/// update) makes a new version of the row for the updater's own later
+/// snapshot reads. It matters when another transaction committed a change to
+/// the row after the updater's snapshot: with a new version the updater then
+/// sees the row as it wrote it, without one it keeps seeing its snapshot's
+/// version.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SameValueUpdate {
+    /// Every row the UPDATE matched gets a new version (PostgreSQL; Troc's rule).
+    NewVersion,
+    /// A row whose values do not change is not written and keeps its version
+    /// (InnoDB, TiDB).
+    NoVersion,
+    /// Not declared: an oracle must accept either reading.
+    #[default]
+    Unknown,
+}
+
+/// How the DBMS executes statements where vendors differ in ways an oracle
+/// that models row versions and row locks can see. Unlike [`LevelSemantics`]
+/// these facts hold at every isolation level (a fact about snapshots or dirty
+/// reads matters only at the levels that take snapshots or read dirty).
+///
+/// Every fact is optional in JSON: a dialect that does not declare it gets
+/// the cautious default, the one under which an oracle answers "undecided"
+/// where the vendors differ, rather than report a finding the vendor may
+/// consider its design.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EngineSemantics {
+    /// Whether a same-value UPDATE makes a new row version for the updater's
+    /// snapshot reads. Default [`SameValueUpdate::Unknown`]: either reading is
+    /// accepted.
+    pub same_value_update: SameValueUpdate,
+    /// REPLACE of an existing row may be performed as an update of that row
+    /// (the same record, which snapshots and locks keep following) rather
+    /// than as a delete and an insert of another row. Default true: an
+    /// oracle that models the delete and the insert cannot then decide how
+    /// later reads and writes see the row.
+    pub replace_may_update_in_place: bool,
+    /// A shared locking read (FOR SHARE) that a secondary index covers (with
+    /// the primary key, which such an index carries) may be answered from that
+    /// index and lock only its records, so that a writer of other columns of
+    /// the rows does not wait for it and it does not wait for a lock on the
+    /// rows. Default true: an oracle then predicts no wait for such a read.
+    pub shared_reads_may_lock_only_a_covering_index: bool,
+    /// At a level whose snapshot is taken at the first read
+    /// ([`SnapshotPoint::FirstRead`]), a read takes it only when it touches the
+    /// table: a read the DBMS answers without the table (the optimizer finds
+    /// its WHERE impossible, e.g. `c IS NULL` on a NOT NULL column) returns no
+    /// rows and takes none. Default true: the snapshot may then come from any
+    /// read up to the first that returned rows.
+    pub first_read_snapshot_needs_table_access: bool,
+    /// A dirty read (snapshot [`SnapshotPoint::None`]) may see part of a write
+    /// that is waiting for a lock: the DBMS applies a statement row by row, so
+    /// the write may have changed the rows it reached before it waited.
+    /// Default true: such a read then matches no single state of the rows.
+    pub dirty_reads_see_partial_writes: bool,
+    /// Short statements of these facts, each with its source.
+    pub notes: Vec<String>,
+}
+
+impl Default for EngineSemantics {
+    /// The cautious default of every fact (see the fields).
+    fn default() -> Self {
+        EngineSemantics {
+            same_value_update: SameValueUpdate::Unknown,
+            replace_may_update_in_place: true,
+            shared_reads_may_lock_only_a_covering_index: true,
+            first_read_snapshot_needs_table_access: true,
+            dirty_reads_see_partial_writes: true,
+            notes: Vec::new(),
+        }
+    }
+}
+
+impl EngineSemantics {
+    /// One line for reports: "same-value UPDATE keeps the row's version, …".
+    pub fn summary(&self) -> String {
+        let yes_no = |b: bool| if b { "yes" } else { "no" };
+        format!(
+            "same-value UPDATE {}, REPLACE may update the row in place {}, FOR SHARE through a covering index may lock only the index {}, a first-read snapshot needs a read that touches the table {}, dirty reads may see part of a waiting write {}",
+            match self.same_value_update {
+                SameValueUpdate::NewVersion => "makes a new version",
+                SameValueUpdate::NoVersion => "keeps the row's version",
+                SameValueUpdate::Unknown => "not declared",
+            },
+            yes_no(self.replace_may_update_in_place),
+            yes_no(self.shared_reads_may_lock_only_a_covering_index),
+            yes_no(self.first_read_snapshot_needs_table_access),
+            yes_no(self.dirty_reads_see_partial_writes),
+        )
+    }
+}
+
 /// How the executor learns that a session waits for a lock.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
@@ -339,4 +440,50 @@ pub struct TableQuery {
     pub table: String,
     pub columns: Vec<String>,
     pub sql: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dialect_without_engine_facts_gets_the_cautious_defaults() {
+        let older = r#"{"name":"old","driver":"sqlite","levels":[],
+            "features":{"select_for_update":false,"select_for_share":false,"replace":false,
+                        "insert_ignore":false,"column_types":[]},
+            "lock_probe":{"kind":"driver"}}"#;
+        let info: DialectInfo = serde_json::from_str(older).unwrap();
+        assert_eq!(info.engine, EngineSemantics::default());
+        let partial: EngineSemantics =
+            serde_json::from_str(r#"{"same_value_update":"no_version"}"#).unwrap();
+        assert_eq!(partial.same_value_update, SameValueUpdate::NoVersion);
+        assert!(partial.replace_may_update_in_place);
+        assert!(partial.shared_reads_may_lock_only_a_covering_index);
+        assert!(partial.first_read_snapshot_needs_table_access);
+        assert!(partial.dirty_reads_see_partial_writes);
+    }
+
+    #[test]
+    fn engine_facts_round_trip_and_show_in_the_summary() {
+        let facts = EngineSemantics {
+            same_value_update: SameValueUpdate::NewVersion,
+            replace_may_update_in_place: false,
+            shared_reads_may_lock_only_a_covering_index: false,
+            first_read_snapshot_needs_table_access: false,
+            dirty_reads_see_partial_writes: false,
+            notes: vec!["n".into()],
+        };
+        let json = serde_json::to_string(&facts).unwrap();
+        assert_eq!(
+            serde_json::from_str::<EngineSemantics>(&json).unwrap(),
+            facts
+        );
+        assert_eq!(
+            facts.summary(),
+            "same-value UPDATE makes a new version, REPLACE may update the row in place no, FOR SHARE through a covering index may lock only the index no, a first-read snapshot needs a read that touches the table no, dirty reads may see part of a waiting write no"
+        );
+        assert!(EngineSemantics::default().summary().starts_with(
+            "same-value UPDATE not declared, REPLACE may update the row in place yes"
+        ));
+    }
 }

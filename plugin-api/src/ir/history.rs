@@ -143,6 +143,22 @@ impl Outcome {
     }
 }
 
+impl fmt::Display for Outcome {
+    /// What the statement did, as a report says it: "affected 2 rows",
+    /// "returned 3 rows", "failed with constraint violation (1062): …".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Affected { rows: 1 } => f.write_str("affected 1 row"),
+            Outcome::Affected { rows } => write!(f, "affected {rows} rows"),
+            Outcome::Done => f.write_str("succeeded"),
+            Outcome::Rows { rows, .. } => write!(f, "returned {} rows", rows.len()),
+            Outcome::Error(e) => write!(f, "failed with {e}"),
+            Outcome::NoReply => f.write_str("got no reply"),
+            Outcome::NotSubmitted => f.write_str("was not sent"),
+        }
+    }
+}
+
 /// How the executor learnt that a statement was waiting for a lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -301,6 +317,56 @@ impl History {
         Ok(())
     }
 
+    /// What the executor could not observe, one sentence each; an oracle that
+    /// needs the whole run answers undecided when this is not empty. It lists
+    /// the executor's own notes, transactions that never finished, statements
+    /// that got no reply or failed in a way that leaves their effect unknown
+    /// (lost connection, statement timeout), statements counted as blocked only
+    /// because a timeout passed (the probe never confirmed a lock wait, so the
+    /// schedule is a guess), and a missing final state. The host notes the
+    /// last two kinds itself, but a history from elsewhere need not.
+    pub fn unobserved_reasons(&self, case: &TestCase) -> Vec<String> {
+        let mut missing: Vec<String> = self
+            .unobserved
+            .iter()
+            .map(|note| format!("the executor reported: {note}"))
+            .collect();
+        for (t, record) in self.transactions.iter().enumerate() {
+            if record.end == TxnEnd::Unfinished {
+                missing.push(format!(
+                    "{} never finished, so whether it committed is unknown",
+                    txn_label(t)
+                ));
+            }
+        }
+        for record in self.statements.iter().flatten() {
+            let kind = case.kind_name(record.at);
+            match &record.outcome {
+                Outcome::NoReply => missing.push(format!(
+                    "{} ({kind}) got no reply, so its effect is unknown",
+                    record.at
+                )),
+                Outcome::Error(e) if e.class.is_unobservable() => missing.push(format!(
+                    "{} ({kind}) failed with {}, so its effect is unknown: {}",
+                    record.at, e.class, e.message
+                )),
+                _ => {}
+            }
+            if let Some(b) = &record.blocked {
+                if b.evidence == BlockEvidence::Timeout {
+                    missing.push(format!(
+                        "{} counted as blocked after a timeout the lock-wait probe did not confirm",
+                        record.at
+                    ));
+                }
+            }
+        }
+        if self.final_state.is_none() {
+            missing.push("the final state of the database was not read".into());
+        }
+        missing
+    }
+
     /// Transactions in the order they ended, read off the completion order: a
     /// transaction ends at the last of its statements that completed (its COMMIT
     /// or ROLLBACK), or at the statement that aborted it. Unfinished transactions
@@ -371,6 +437,105 @@ mod tests {
             ..History::default()
         };
         assert_eq!(h.end_order(), vec![1, 0, 3]);
+    }
+
+    #[test]
+    fn outcomes_display_as_reports_say_them() {
+        let error = DbError {
+            class: ErrorClass::Constraint,
+            scope: ErrorScope::Statement,
+            code: Some(1062),
+            sqlstate: Some("23000".into()),
+            message: "Duplicate entry".into(),
+        };
+        let texts = [
+            (Outcome::Affected { rows: 1 }, "affected 1 row"),
+            (Outcome::Affected { rows: 0 }, "affected 0 rows"),
+            (Outcome::Done, "succeeded"),
+            (
+                Outcome::Rows {
+                    columns: vec!["a".into()],
+                    rows: vec![vec![Value::Int(1)], vec![Value::Int(2)]],
+                },
+                "returned 2 rows",
+            ),
+            (
+                Outcome::Error(error),
+                "failed with constraint violation (1062) [23000]: Duplicate entry",
+            ),
+            (Outcome::NoReply, "got no reply"),
+            (Outcome::NotSubmitted, "was not sent"),
+        ];
+        for (outcome, text) in texts {
+            assert_eq!(outcome.to_string(), text);
+        }
+    }
+
+    #[test]
+    fn unobserved_reasons_name_everything_the_executor_missed() {
+        use crate::ir::{Schema, Statement, Transaction, TxnKind};
+        let at = StatementRef::new;
+        let case = TestCase {
+            seed: 0,
+            generator: String::new(),
+            schema: Schema::default(),
+            initial_rows: vec![],
+            transactions: vec![Transaction {
+                isolation: IsolationLevel::Serializable,
+                kind: TxnKind::Explicit,
+                statements: vec![Statement::Begin, Statement::Commit, Statement::Rollback],
+            }],
+            submitted_order: vec![at(0, 0), at(0, 1), at(0, 2)],
+        };
+        let record = |s, outcome| StatementRecord {
+            at: at(0, s),
+            sql: String::new(),
+            submitted_us: None,
+            completed_us: None,
+            blocked: None,
+            outcome,
+        };
+        let observed = History {
+            statements: vec![vec![
+                record(0, Outcome::Done),
+                record(1, Outcome::Done),
+                record(2, Outcome::NotSubmitted),
+            ]],
+            transactions: vec![txn(TxnEnd::Committed)],
+            completion_order: vec![at(0, 0), at(0, 1)],
+            final_state: Some(DbState::default()),
+            unobserved: vec![],
+        };
+        assert!(observed.unobserved_reasons(&case).is_empty());
+
+        let mut missed = observed;
+        missed.unobserved.push("a stall".into());
+        missed.transactions[0].end = TxnEnd::Unfinished;
+        missed.statements[0][0].blocked = Some(Blocking {
+            detected_us: 1,
+            evidence: BlockEvidence::Timeout,
+            resumed_after: None,
+        });
+        missed.statements[0][1].outcome = Outcome::Error(DbError {
+            class: ErrorClass::ConnectionLost,
+            scope: ErrorScope::Connection,
+            code: None,
+            sqlstate: None,
+            message: "broken pipe".into(),
+        });
+        missed.statements[0][2].outcome = Outcome::NoReply;
+        missed.final_state = None;
+        assert_eq!(
+            missed.unobserved_reasons(&case),
+            vec![
+                "the executor reported: a stall",
+                "T1 never finished, so whether it committed is unknown",
+                "T1.1 counted as blocked after a timeout the lock-wait probe did not confirm",
+                "T1.2 (COMMIT) failed with connection lost, so its effect is unknown: broken pipe",
+                "T1.3 (ROLLBACK) got no reply, so its effect is unknown",
+                "the final state of the database was not read",
+            ]
+        );
     }
 
     #[test]

@@ -118,9 +118,57 @@ impl fmt::Display for Value {
     }
 }
 
+/// A row for reports: `(1, 'a', NULL)`.
+#[derive(Clone, Copy, Debug)]
+pub struct RowText<'a>(pub &'a [Value]);
+
+impl fmt::Display for RowText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("(")?;
+        for (i, v) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{v}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// Rows for reports, in the order given: `(1, 'a'), (2, 'b')`, or `no rows`.
+#[derive(Clone, Copy, Debug)]
+pub struct RowsText<'a>(pub &'a [Vec<Value>]);
+
+impl fmt::Display for RowsText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("no rows");
+        }
+        for (i, row) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{}", RowText(row))?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_display_as_tuples() {
+        let rows = vec![
+            vec![Value::Int(1), Value::Text("a'b".into()), Value::Null],
+            vec![Value::Bool(true)],
+        ];
+        assert_eq!(RowText(&rows[0]).to_string(), "(1, 'a''b', NULL)");
+        assert_eq!(RowText(&[]).to_string(), "()");
+        assert_eq!(RowsText(&rows).to_string(), "(1, 'a''b', NULL), (TRUE)");
+        assert_eq!(RowsText(&[]).to_string(), "no rows");
+    }
 
     #[test]
     fn multiset_difference_ignores_order_and_counts_duplicates() {

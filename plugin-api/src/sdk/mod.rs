@@ -18,6 +18,8 @@ pub mod export;
 mod guard;
 mod log;
 pub mod sql;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use guard::catch;
 

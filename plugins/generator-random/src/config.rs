@@ -163,7 +163,8 @@ fn check_probability(key: &str, p: f64) -> Result<(), PluginError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::{Map, Value as Json};
+    use crate::RandomGenerator;
+    use txlab_plugin_api::sdk::testing::check_default_config;
 
     #[test]
     fn empty_config_is_the_default() {
@@ -172,61 +173,11 @@ mod tests {
         Config::default().validate().unwrap();
     }
 
-    /// Reads the flat `key = value` lines and `[section]` headers of DEFAULT_CONFIG.
-    /// Its values are integers, floats, booleans and integer arrays, whose TOML
-    /// spelling is also JSON.
-    fn default_config_as_json() -> Json {
-        let mut root = Map::new();
-        let mut section: Option<String> = None;
-        for line in DEFAULT_CONFIG.lines().map(str::trim) {
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-                root.insert(name.to_string(), Json::Object(Map::new()));
-                section = Some(name.to_string());
-                continue;
-            }
-            let (key, value) = line.split_once('=').expect("a `key = value` line");
-            let value: Json = serde_json::from_str(value.trim()).expect("a JSON-compatible value");
-            let table = match &section {
-                Some(s) => root[s.as_str()].as_object_mut().unwrap(),
-                None => &mut root,
-            };
-            assert!(
-                table.insert(key.trim().to_string(), value).is_none(),
-                "{key} twice"
-            );
-        }
-        Json::Object(root)
-    }
-
-    fn key_paths(value: &Json, prefix: &str, out: &mut Vec<String>) {
-        if let Json::Object(map) = value {
-            for (k, v) in map {
-                let path = format!("{prefix}{k}");
-                key_paths(v, &format!("{path}."), out);
-                out.push(path);
-            }
-        }
-    }
-
     #[test]
     fn default_config_lists_every_key_at_its_default() {
-        let documented = default_config_as_json();
-        let mut expected = Vec::new();
-        key_paths(
-            &serde_json::to_value(Config::default()).unwrap(),
-            "",
-            &mut expected,
-        );
-        let mut found = Vec::new();
-        key_paths(&documented, "", &mut found);
-        expected.sort();
-        found.sort();
-        assert_eq!(found, expected, "DEFAULT_CONFIG keys differ from Config");
-        let parsed: Config = parse_config(&documented.to_string()).unwrap();
+        let parsed = check_default_config::<RandomGenerator, _>().unwrap();
         assert_eq!(parsed, Config::default());
+        parsed.validate().unwrap();
     }
 
     fn error_of(json: &str) -> String {

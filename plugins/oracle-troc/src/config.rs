@@ -37,21 +37,44 @@ check_missing_aborts = true
 # What a same-value UPDATE (one that writes the values a row already has) means
 # for the updater's later snapshot reads, where vendors differ: InnoDB and TiDB
 # treat it as no change and keep showing the snapshot's version (MDEV-26642,
-# closed as a design decision), PostgreSQL writes a new row version.
+# closed as a design decision), PostgreSQL writes a new row version. The
+# dialect declares it (`same_value_update` of its engine facts); this option
+# overrides the declaration.
+#   "profile"     - as the dialect declares; where it does not, "ambiguous";
 #   "ambiguous"   - accept either; a result only the no-change reading explains
 #                   is undecided, not a finding;
 #   "new_version" - Troc's rule: the update makes a new version (report it);
 #   "no_version"  - the InnoDB rule: an unchanged row keeps its old version.
-same_value_update = "ambiguous"
+same_value_update = "profile"
 "#;
 
-/// How a same-value UPDATE counts for the updater's snapshot reads.
+/// How a same-value UPDATE counts for the updater's snapshot reads: as the
+/// dialect's profile declares, or an explicit override of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SameValueUpdate {
+pub enum SameValueSetting {
+    /// The dialect's `EngineSemantics::same_value_update`; `Ambiguous` where
+    /// the dialect does not declare it.
+    Profile,
+    /// Either reading: a result only the no-version reading explains is
+    /// undecided.
     Ambiguous,
     NewVersion,
     NoVersion,
+}
+
+impl SameValueSetting {
+    /// The rule that applies with `dialect`: never `Profile`.
+    pub fn resolve(self, dialect: &DialectInfo) -> SameValueSetting {
+        match (self, dialect.engine.same_value_update) {
+            (SameValueSetting::Profile, SameValueUpdate::NewVersion) => {
+                SameValueSetting::NewVersion
+            }
+            (SameValueSetting::Profile, SameValueUpdate::NoVersion) => SameValueSetting::NoVersion,
+            (SameValueSetting::Profile, SameValueUpdate::Unknown) => SameValueSetting::Ambiguous,
+            (setting, _) => setting,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -63,7 +86,7 @@ pub struct TrocConfig {
     pub compare_final_state: bool,
     pub check_missing_locks: bool,
     pub check_missing_aborts: bool,
-    pub same_value_update: SameValueUpdate,
+    pub same_value_update: SameValueSetting,
 }
 
 impl Default for TrocConfig {
@@ -75,7 +98,7 @@ impl Default for TrocConfig {
             compare_final_state: true,
             check_missing_locks: true,
             check_missing_aborts: true,
-            same_value_update: SameValueUpdate::Ambiguous,
+            same_value_update: SameValueSetting::Profile,
         }
     }
 }
@@ -103,19 +126,12 @@ impl TrocConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeSet;
-
-    fn keys(value: &serde_json::Value) -> BTreeSet<String> {
-        value.as_object().unwrap().keys().cloned().collect()
-    }
+    use crate::TrocOracle;
+    use txlab_plugin_api::sdk::testing::check_default_config;
 
     #[test]
     fn default_config_lists_every_key_at_its_default() {
-        let toml: toml::Table = toml::from_str(DEFAULT_CONFIG).unwrap();
-        let documented = serde_json::to_value(&toml).unwrap();
-        let defaults = serde_json::to_value(TrocConfig::default()).unwrap();
-        assert_eq!(keys(&documented), keys(&defaults));
-        let parsed: TrocConfig = parse_config(&documented.to_string()).unwrap();
+        let parsed = check_default_config::<TrocOracle, _>().unwrap();
         assert_eq!(parsed, TrocConfig::default());
         assert!(parsed.validate().is_ok());
     }
@@ -129,5 +145,32 @@ mod tests {
         assert!(e.message.contains("unknown variant `maybe`"), "{e}");
         let bad: TrocConfig = parse_config(r#"{"rid_column":"rid; DROP"}"#).unwrap();
         assert!(bad.validate().unwrap_err().message.contains("rid_column"));
+    }
+
+    #[test]
+    fn the_same_value_rule_follows_the_profile_unless_overridden() {
+        let dialect = |fact| DialectInfo {
+            name: "d".into(),
+            driver: "sqlite".into(),
+            levels: vec![],
+            features: Features::default(),
+            lock_probe: LockProbe::Driver,
+            session_control: SessionControl::default(),
+            engine: EngineSemantics {
+                same_value_update: fact,
+                ..EngineSemantics::default()
+            },
+        };
+        use SameValueSetting::*;
+        for (fact, rule) in [
+            (SameValueUpdate::NewVersion, NewVersion),
+            (SameValueUpdate::NoVersion, NoVersion),
+            (SameValueUpdate::Unknown, Ambiguous),
+        ] {
+            assert_eq!(Profile.resolve(&dialect(fact)), rule);
+            for setting in [Ambiguous, NewVersion, NoVersion] {
+                assert_eq!(setting.resolve(&dialect(fact)), setting);
+            }
+        }
     }
 }

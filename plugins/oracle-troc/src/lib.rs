@@ -20,7 +20,7 @@ pub mod scratch;
 pub mod versions;
 pub mod walk;
 
-pub use config::{SameValueUpdate, TrocConfig, DEFAULT_CONFIG};
+pub use config::{SameValueSetting, TrocConfig, DEFAULT_CONFIG};
 
 use txlab_plugin_api::prelude::*;
 use walk::{Walk, WalkOutcome};
@@ -64,7 +64,7 @@ impl Oracle for TrocOracle {
         let case = &input.case;
         let history = &input.history;
         history.check_shape(case)?;
-        let missing = scope::unobserved(case, history);
+        let missing = history.unobserved_reasons(case);
         if !missing.is_empty() {
             return Ok(Verdict::Undecided {
                 reason: format!("the run was not fully observed: {}", missing.join("; ")),

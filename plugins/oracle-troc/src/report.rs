@@ -1,7 +1,7 @@
 //! Turns differences into a finding that names the model and the vendor
 //! semantics it assumed.
 
-use crate::walk::{rows_text, DiffKind, Difference};
+use crate::walk::{DiffKind, Difference};
 use serde_json::json;
 use txlab_plugin_api::prelude::*;
 
@@ -33,6 +33,16 @@ pub fn assumed_semantics(case: &TestCase, dialect: &DialectInfo) -> String {
             Some(s) => format!("- {} (notes: {})", s.summary(), s.notes.join("; ")),
         });
     }
+    let engine = &dialect.engine;
+    lines.push(if engine.notes.is_empty() {
+        format!("- at every level: {}", engine.summary())
+    } else {
+        format!(
+            "- at every level: {} (notes: {})",
+            engine.summary(),
+            engine.notes.join("; ")
+        )
+    });
     lines.join("\n")
 }
 
@@ -99,7 +109,7 @@ fn explanation(case: &TestCase, history: &History, differences: &[Difference]) -
                     DiffKind::MissingLock | DiffKind::MissingAbort => "rows concerned",
                     _ => "rows of the view",
                 };
-                md.push_str(&format!("- {label}: {}\n", rows_text(&d.view_rows)));
+                md.push_str(&format!("- {label}: {}\n", RowsText(&d.view_rows)));
             }
         }
         md.push_str(&format!(
@@ -109,8 +119,8 @@ fn explanation(case: &TestCase, history: &History, differences: &[Difference]) -
         if !d.only_expected.is_empty() || !d.only_actual.is_empty() {
             md.push_str(&format!(
                 "- only expected: {}\n- only in the real run: {}\n",
-                rows_text(&d.only_expected),
-                rows_text(&d.only_actual)
+                RowsText(&d.only_expected),
+                RowsText(&d.only_actual)
             ));
         }
         md.push('\n');

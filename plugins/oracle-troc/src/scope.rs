@@ -3,48 +3,6 @@
 
 use txlab_plugin_api::prelude::*;
 
-/// What the executor could not observe; any entry makes the run undecidable.
-pub fn unobserved(case: &TestCase, history: &History) -> Vec<String> {
-    let mut missing: Vec<String> = history
-        .unobserved
-        .iter()
-        .map(|note| format!("the executor reported: {note}"))
-        .collect();
-    for (t, record) in history.transactions.iter().enumerate() {
-        if record.end == TxnEnd::Unfinished {
-            missing.push(format!("{} never finished", txn_label(t)));
-        }
-    }
-    for record in history.statements.iter().flatten() {
-        match &record.outcome {
-            Outcome::NoReply => missing.push(format!(
-                "{} ({}) got no reply, so its effect is unknown",
-                record.at,
-                kind_of(case, record.at)
-            )),
-            Outcome::Error(e) if e.class.is_unobservable() => missing.push(format!(
-                "{} ({}) failed with {}, so its effect is unknown",
-                record.at,
-                kind_of(case, record.at),
-                e.class
-            )),
-            _ => {}
-        }
-        if let Some(b) = &record.blocked {
-            if b.evidence == BlockEvidence::Timeout {
-                missing.push(format!(
-                    "{} counted as blocked after a timeout the lock-wait probe did not confirm",
-                    record.at
-                ));
-            }
-        }
-    }
-    if history.final_state.is_none() {
-        missing.push("the final state of the database was not read".into());
-    }
-    missing
-}
-
 /// Why the case is outside the model, if it is: Troc's model is two explicit
 /// transactions on one table under pessimistic concurrency control, at levels
 /// whose semantics the dialect's profile pins down.
@@ -82,9 +40,4 @@ pub fn outside(case: &TestCase, dialect: &DialectInfo) -> Option<String> {
         }
     }
     None
-}
-
-pub fn kind_of(case: &TestCase, at: StatementRef) -> &'static str {
-    case.statement(at)
-        .map_or("unknown statement", Statement::kind_name)
 }

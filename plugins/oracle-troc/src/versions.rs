@@ -91,9 +91,11 @@ pub struct Model {
     pub chains: BTreeMap<Rid, Vec<Version>>,
     pub txns: Vec<TxnState>,
     pub commits: u64,
-    /// Whether a REPLACE has replaced an existing row: the model takes that
-    /// as a delete and an insert of another row, InnoDB as an update of the
-    /// same one, and reads and writes of it can differ for that reason.
+    /// Whether a REPLACE has replaced an existing row on a DBMS that may
+    /// perform that as an update of the same row (InnoDB; the dialect's
+    /// `replace_may_update_in_place`): the model takes it as a delete and an
+    /// insert of another row, and reads and writes of it can differ for that
+    /// reason.
     pub replaced_a_row: bool,
 }
 

@@ -140,13 +140,53 @@ fn f3_history(case: &TestCase, last: Vec<Vec<Value>>) -> History {
 }
 
 /// F3 (MDEV-26642): after a same-value UPDATE, MariaDB's snapshot read keeps the
-/// old version. A vendor design decision: undecided by default, a finding under
-/// Troc's own rule. F3b (another value) must show the update.
+/// old version. The dialect declares which reading holds
+/// (`same_value_update`): under InnoDB's (no version) the old version is
+/// right and the new one a finding, under PostgreSQL's and Troc's (a new
+/// version) the other way round, and where the dialect does not declare it
+/// the old version is undecided. The `same_value_update` option overrides the
+/// profile. F3b (another value) must show the update under every rule.
 #[test]
 fn f3_same_value_update_under_a_snapshot() {
     let buggy = vec![r(&[10, 0], 1), r(&[1, 1], 2)];
     let right = vec![r(&[10, 0], 1), r(&[10, 1], 2)];
+    let with_fact = |fact| {
+        innodb_with(EngineSemantics {
+            same_value_update: fact,
+            ..innodb_engine()
+        })
+    };
+    let query_result = "Troc: inconsistent query result at `T1.5` (SELECT, repeatable-read)";
+
+    // InnoDB's declared rule: the snapshot's version stays.
     let mut o = oracle(innodb());
+    let case = f3(&mut o, 10);
+    assert_eq!(
+        check(&mut o, &case, &f3_history(&case, buggy.clone())),
+        Verdict::Pass
+    );
+    let finding = expect_finding(check(&mut o, &case, &f3_history(&case, right.clone())));
+    assert_eq!(finding.title, query_result);
+    assert!(
+        finding
+            .assumed_semantics
+            .contains("\n- at every level: same-value UPDATE keeps the row's version, "),
+        "{}",
+        finding.assumed_semantics
+    );
+
+    // A new version, as PostgreSQL declares and Troc assumes.
+    let mut o = oracle(with_fact(SameValueUpdate::NewVersion));
+    let case = f3(&mut o, 10);
+    let finding = expect_finding(check(&mut o, &case, &f3_history(&case, buggy.clone())));
+    assert_eq!(finding.title, query_result);
+    assert_eq!(
+        check(&mut o, &case, &f3_history(&case, right.clone())),
+        Verdict::Pass
+    );
+
+    // Not declared: either reading is accepted, the old version undecided.
+    let mut o = oracle(with_fact(SameValueUpdate::Unknown));
     let case = f3(&mut o, 10);
     let reason = expect_undecided(check(&mut o, &case, &f3_history(&case, buggy.clone())));
     assert!(
@@ -158,22 +198,39 @@ fn f3_same_value_update_under_a_snapshot() {
         Verdict::Pass
     );
 
-    let mut troc = oracle_with(r#"{"same_value_update":"new_version"}"#, innodb());
-    let case = f3(&mut troc, 10);
-    let finding = expect_finding(check(&mut troc, &case, &f3_history(&case, buggy.clone())));
-    assert_eq!(
-        finding.title,
-        "Troc: inconsistent query result at `T1.5` (SELECT, repeatable-read)"
+    // The option overrides the profile.
+    let mut o = oracle_with(r#"{"same_value_update":"ambiguous"}"#, innodb());
+    let case = f3(&mut o, 10);
+    expect_undecided(check(&mut o, &case, &f3_history(&case, buggy.clone())));
+    let mut o = oracle_with(r#"{"same_value_update":"new_version"}"#, innodb());
+    let case = f3(&mut o, 10);
+    let finding = expect_finding(check(&mut o, &case, &f3_history(&case, buggy.clone())));
+    assert_eq!(finding.title, query_result);
+    let mut o = oracle_with(
+        r#"{"same_value_update":"no_version"}"#,
+        with_fact(SameValueUpdate::NewVersion),
     );
-
-    let mut o = oracle(innodb());
-    let case = f3(&mut o, 9);
+    let case = f3(&mut o, 10);
     assert_eq!(
-        check(&mut o, &case, &f3_history(&case, right)),
+        check(&mut o, &case, &f3_history(&case, buggy.clone())),
         Verdict::Pass
     );
-    let stale = vec![r(&[10, 0], 1), r(&[9, 1], 2)];
-    expect_finding(check(&mut o, &case, &f3_history(&case, stale)));
+
+    // F3b: T1's UPDATE changes the row, whatever the rule.
+    for fact in [
+        SameValueUpdate::NoVersion,
+        SameValueUpdate::NewVersion,
+        SameValueUpdate::Unknown,
+    ] {
+        let mut o = oracle(with_fact(fact));
+        let case = f3(&mut o, 9);
+        assert_eq!(
+            check(&mut o, &case, &f3_history(&case, right.clone())),
+            Verdict::Pass
+        );
+        let stale = vec![r(&[10, 0], 1), r(&[9, 1], 2)];
+        expect_finding(check(&mut o, &case, &f3_history(&case, stale)));
+    }
 }
 
 /// F7 (MySQL#105670): T1's DELETE does not see the row T2 deleted and committed,

@@ -1,12 +1,22 @@
 //! InnoDB behaviours seen on MariaDB 10.11 that are not bugs: a shared locking
-//! read through a covering secondary index locks index records only, and a
-//! dirty read sees the rows a waiting UPDATE changed before it waited. The
-//! same histories without the condition that explains them stay findings.
+//! read through a covering secondary index locks index records only, a dirty
+//! read sees the rows a waiting UPDATE changed before it waited, a read that
+//! does not touch the table takes no snapshot, and REPLACE updates a row in
+//! place. The dialect declares each as an engine fact; the same histories
+//! without the condition that explains them, or on a dialect that declares
+//! the fact the other way, stay findings.
 
 mod common;
 
 use common::*;
 use txlab_plugin_api::prelude::*;
+
+/// InnoDB with one engine fact changed.
+fn innodb_except(change: impl FnOnce(&mut EngineSemantics)) -> DialectInfo {
+    let mut engine = innodb_engine();
+    change(&mut engine);
+    innodb_with(engine)
+}
 
 /// `t(c1 INT PRIMARY KEY, c2 INT, c3 INT)`, with UNIQUE (c2) when `unique_c2`.
 fn t3(unique_c2: bool) -> Table {
@@ -96,6 +106,11 @@ fn a_shared_lock_a_covering_index_may_have_taken_predicts_no_wait() {
     let (case, history) = share_then_update(false);
     let finding = expect_finding(check(&mut oracle(innodb()), &case, &history));
     assert!(finding.title.contains("missing lock"), "{}", finding.title);
+    // A dialect whose FOR SHARE always locks the rows (PostgreSQL).
+    let rows_locked = innodb_except(|e| e.shared_reads_may_lock_only_a_covering_index = false);
+    let (case, history) = share_then_update(true);
+    let finding = expect_finding(check(&mut oracle(rows_locked), &case, &history));
+    assert!(finding.title.contains("missing lock"), "{}", finding.title);
 }
 
 /// T1 updates row 2 and then reads everything at READ UNCOMMITTED; T2's
@@ -159,6 +174,11 @@ fn a_dirty_read_during_a_waiting_update_is_undecided() {
     // Sent only after the read: nothing of it can have been seen.
     let (case, history) = dirty_read_of_a_waiting_update(4);
     let finding = expect_finding(check(&mut oracle(innodb()), &case, &history));
+    assert!(finding.title.contains("query result"), "{}", finding.title);
+    // A dialect whose dirty reads never see part of a waiting write.
+    let whole = innodb_except(|e| e.dirty_reads_see_partial_writes = false);
+    let (case, history) = dirty_read_of_a_waiting_update(3);
+    let finding = expect_finding(check(&mut oracle(whole), &case, &history));
     assert!(finding.title.contains("query result"), "{}", finding.title);
 }
 
@@ -225,6 +245,11 @@ fn a_read_that_sees_a_later_snapshot_than_its_first_read_is_vendor_defined() {
     // Neither snapshot explains it.
     let (case, history) = read_after_an_empty_first_read(3);
     let finding = expect_finding(check(&mut oracle(innodb()), &case, &history));
+    assert!(finding.title.contains("query result"), "{}", finding.title);
+    // A dialect whose every read takes the snapshot (SQLite).
+    let any_read = innodb_except(|e| e.first_read_snapshot_needs_table_access = false);
+    let (case, history) = read_after_an_empty_first_read(7);
+    let finding = expect_finding(check(&mut oracle(any_read), &case, &history));
     assert!(finding.title.contains("query result"), "{}", finding.title);
 }
 
@@ -365,6 +390,10 @@ fn a_shared_read_a_covering_index_may_answer_need_not_wait_for_a_row_lock() {
     let (case, history) = update_lock_then_share(false);
     let finding = expect_finding(check(&mut oracle(innodb()), &case, &history));
     assert!(finding.title.contains("missing lock"), "{}", finding.title);
+    let rows_locked = innodb_except(|e| e.shared_reads_may_lock_only_a_covering_index = false);
+    let (case, history) = update_lock_then_share(true);
+    let finding = expect_finding(check(&mut oracle(rows_locked), &case, &history));
+    assert!(finding.title.contains("missing lock"), "{}", finding.title);
 }
 
 /// T2 reads nothing (`c2 IS NULL`), then row 2 (`c1 = 2`), then everything,
@@ -437,6 +466,14 @@ fn the_snapshot_may_come_from_the_first_read_that_returned_rows() {
         "{}",
         finding.title
     );
+    let any_read = innodb_except(|e| e.first_read_snapshot_needs_table_access = false);
+    let (case, history) = reads_around_a_commit(true);
+    let finding = expect_finding(check(&mut oracle(any_read), &case, &history));
+    assert!(
+        finding.title.contains("query result at `T2.4`"),
+        "{}",
+        finding.title
+    );
 }
 
 /// T1 reads row 1; T2 REPLACEs key `key` and commits; T1 deletes every row
@@ -497,5 +534,11 @@ fn row_identity_after_a_replace_of_an_existing_row_is_vendor_defined() {
     assert_eq!(check(&mut oracle(innodb()), &case, &history), Verdict::Pass);
     let (case, history) = replace_then_delete(5, 2, vec![r(&[1, 1], 1)]);
     let finding = expect_finding(check(&mut oracle(innodb()), &case, &history));
+    assert!(finding.title.contains("query result"), "{}", finding.title);
+    // A dialect whose REPLACE deletes the row and inserts another (SQLite):
+    // T1's snapshot still shows the row T2 deleted.
+    let delete_insert = innodb_except(|e| e.replace_may_update_in_place = false);
+    let (case, history) = replace_then_delete(1, 1, vec![]);
+    let finding = expect_finding(check(&mut oracle(delete_insert), &case, &history));
     assert!(finding.title.contains("query result"), "{}", finding.title);
 }

@@ -120,20 +120,14 @@ impl WssConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeSet;
-
-    fn keys(value: &serde_json::Value) -> BTreeSet<String> {
-        value.as_object().unwrap().keys().cloned().collect()
-    }
+    use crate::WssOracle;
+    use txlab_plugin_api::sdk::testing::check_default_config;
 
     #[test]
     fn default_config_lists_every_key_at_its_default() {
-        let toml: toml::Table = toml::from_str(DEFAULT_CONFIG).unwrap();
-        let documented = serde_json::to_value(&toml).unwrap();
-        let defaults = serde_json::to_value(WssConfig::default()).unwrap();
-        assert_eq!(keys(&documented), keys(&defaults));
-        let parsed: WssConfig = parse_config(&documented.to_string()).unwrap();
+        let parsed = check_default_config::<WssOracle, _>().unwrap();
         assert_eq!(parsed, WssConfig::default());
+        assert!(parsed.validate().is_ok());
     }
 
     #[test]

@@ -57,7 +57,7 @@ impl Oracle for WssOracle {
         let case = &input.case;
         let history = &input.history;
         history.check_shape(case)?;
-        let missing = observed::unobserved(case, history);
+        let missing = history.unobserved_reasons(case);
         let final_state = match &history.final_state {
             Some(state) if missing.is_empty() => state,
             _ => {

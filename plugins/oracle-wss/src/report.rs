@@ -229,33 +229,6 @@ fn aborted(history: &History) -> Vec<(usize, StatementRef, ErrorClass)> {
         .collect()
 }
 
-fn row_text(row: &[Value]) -> String {
-    let cells: Vec<String> = row.iter().map(ToString::to_string).collect();
-    format!("({})", cells.join(", "))
-}
-
-fn rows_text(rows: &[Vec<Value>]) -> String {
-    if rows.is_empty() {
-        return "none".into();
-    }
-    rows.iter()
-        .map(|r| row_text(r))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn outcome_text(outcome: &Outcome) -> String {
-    match outcome {
-        Outcome::Affected { rows: 1 } => "affected 1 row".into(),
-        Outcome::Affected { rows } => format!("affected {rows} rows"),
-        Outcome::Done => "succeeded".into(),
-        Outcome::Rows { rows, .. } => format!("returned {} rows", rows.len()),
-        Outcome::Error(e) => format!("failed with {e}"),
-        Outcome::NoReply => "got no reply".into(),
-        Outcome::NotSubmitted => "was not sent".into(),
-    }
-}
-
 fn outcome_kind_text(kind: OutcomeDiffKind) -> &'static str {
     match kind {
         OutcomeDiffKind::SucceededOnlyConcurrently => "succeeded only in the concurrent run",
@@ -284,8 +257,8 @@ fn table_markdown(diff: &TableDiff) -> String {
         "Table `{}` (columns {}):\n- only in the concurrent run: {}\n- only in the serial run: {}\n",
         diff.table,
         diff.columns.join(", "),
-        rows_text(&diff.only_concurrent),
-        rows_text(&diff.only_serial)
+        RowsText(&diff.only_concurrent),
+        RowsText(&diff.only_serial)
     )
 }
 
@@ -295,8 +268,8 @@ fn outcome_markdown(case: &TestCase, diff: &OutcomeDiff) -> String {
         diff.at,
         case.statement(diff.at).map_or("?", Statement::kind_name),
         outcome_kind_text(diff.kind),
-        outcome_text(&diff.concurrent),
-        outcome_text(&diff.serial)
+        diff.concurrent,
+        diff.serial
     )
 }
 
@@ -436,7 +409,7 @@ pub fn serializability_finding(
     }
     md.push_str("**Final state of the concurrent run:**\n");
     for t in &concurrent_state.tables {
-        md.push_str(&format!("- `{}`: {}\n", t.table, rows_text(&t.rows)));
+        md.push_str(&format!("- `{}`: {}\n", t.table, RowsText(&t.rows)));
     }
     md.push('\n');
     for (order, differences) in tried {

@@ -75,7 +75,7 @@ fn an_unfinished_transaction_makes_the_run_undecided() {
     let reason = undecided_without_replay(&case, history);
     assert_eq!(
         reason,
-        "the run was not fully observed: T2 never finished, so its place in the commit order is unknown"
+        "the run was not fully observed: T2 never finished, so whether it committed is unknown"
     );
 }
 
@@ -111,6 +111,22 @@ fn unobservable_errors_make_the_run_undecided() {
 }
 
 #[test]
+fn a_block_only_a_timeout_saw_makes_the_run_undecided() {
+    let case = two();
+    let mut history = serial_history(&case, &[0, 1]);
+    history.statements[1][1].blocked = Some(Blocking {
+        detected_us: 0,
+        evidence: BlockEvidence::Timeout,
+        resumed_after: None,
+    });
+    let reason = undecided_without_replay(&case, history);
+    assert_eq!(
+        reason,
+        "the run was not fully observed: T2.2 counted as blocked after a timeout the lock-wait probe did not confirm"
+    );
+}
+
+#[test]
 fn a_missing_final_state_makes_the_run_undecided() {
     let case = two();
     let mut history = serial_history(&case, &[0, 1]);
@@ -131,8 +147,8 @@ fn every_missing_observation_is_named() {
     let reason = undecided_without_replay(&case, history);
     assert_eq!(
         reason,
-        "the run was not fully observed: the executor reported: stall; T2 never finished, so its place in the \
-         commit order is unknown; the final state of the database was not read"
+        "the run was not fully observed: the executor reported: stall; T2 never finished, so whether it \
+         committed is unknown; the final state of the database was not read"
     );
 }
 

@@ -74,6 +74,7 @@ pub fn context(features: Features, levels: &[IsolationLevel]) -> GeneratorContex
             features,
             lock_probe: LockProbe::Driver,
             session_control: SessionControl::default(),
+            engine: EngineSemantics::default(),
         },
         levels: levels.to_vec(),
     }

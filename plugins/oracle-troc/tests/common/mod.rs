@@ -1,9 +1,11 @@
 //! Shared builders for the Troc oracle tests: profiles, cases, hand-made histories.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use txlab_oracle_troc::{TrocConfig, TrocOracle};
 use txlab_plugin_api::prelude::*;
-use txlab_testkit::{render_statement, MemoryDb};
+use txlab_testkit::concurrent_history;
+pub use txlab_testkit::oracle::{check, expect_finding, expect_undecided};
+pub use txlab_testkit::schedule as refs;
 
 pub const RU: IsolationLevel = IsolationLevel::ReadUncommitted;
 pub const RC: IsolationLevel = IsolationLevel::ReadCommitted;
@@ -36,7 +38,7 @@ pub fn level(
     }
 }
 
-fn dialect(name: &str, levels: Vec<LevelSemantics>) -> DialectInfo {
+fn dialect(name: &str, levels: Vec<LevelSemantics>, engine: EngineSemantics) -> DialectInfo {
     DialectInfo {
         name: name.into(),
         driver: "sqlite".into(),
@@ -44,11 +46,43 @@ fn dialect(name: &str, levels: Vec<LevelSemantics>) -> DialectInfo {
         features: Features::default(),
         lock_probe: LockProbe::Driver,
         session_control: SessionControl::default(),
+        engine,
+    }
+}
+
+/// InnoDB's engine facts, as the MySQL dialect declares them.
+pub fn innodb_engine() -> EngineSemantics {
+    EngineSemantics {
+        same_value_update: SameValueUpdate::NoVersion,
+        replace_may_update_in_place: true,
+        shared_reads_may_lock_only_a_covering_index: true,
+        first_read_snapshot_needs_table_access: true,
+        dirty_reads_see_partial_writes: true,
+        notes: vec!["test engine facts of InnoDB".into()],
+    }
+}
+
+/// Engine facts under which none of InnoDB's behaviours excuses a result:
+/// a new version for every UPDATE, REPLACE as a delete and an insert, FOR
+/// SHARE locking rows, snapshots at any read, no partial writes seen.
+pub fn strict_engine() -> EngineSemantics {
+    EngineSemantics {
+        same_value_update: SameValueUpdate::NewVersion,
+        replace_may_update_in_place: false,
+        shared_reads_may_lock_only_a_covering_index: false,
+        first_read_snapshot_needs_table_access: false,
+        dirty_reads_see_partial_writes: false,
+        notes: vec![],
     }
 }
 
 /// InnoDB as the MySQL dialect declares it (innodb_snapshot_isolation off).
 pub fn innodb() -> DialectInfo {
+    innodb_with(innodb_engine())
+}
+
+/// InnoDB's levels with other engine facts.
+pub fn innodb_with(engine: EngineSemantics) -> DialectInfo {
     use SnapshotPoint::*;
     use WriteConflict::BlockThenProceed as Btp;
     use WriteReads::LatestCommitted as Lc;
@@ -60,6 +94,7 @@ pub fn innodb() -> DialectInfo {
             level(RR, FirstRead, Lc, Btp, false, true),
             level(SER, PerStatement, Lc, Btp, false, true),
         ],
+        engine,
     )
 }
 
@@ -81,6 +116,7 @@ pub fn postgres() -> DialectInfo {
             ),
             level(RR, FirstStatement, Snapshot, BlockThenAbort, false, false),
         ],
+        strict_engine(),
     )
 }
 
@@ -96,6 +132,7 @@ pub fn sqlite() -> DialectInfo {
             false,
             true,
         )],
+        strict_engine(),
     )
 }
 
@@ -132,19 +169,6 @@ pub fn rows(table: &Table, rows: Vec<Vec<Value>>) -> TableRows {
         columns: table.column_names(),
         rows,
     }
-}
-
-/// Statement references from transaction indexes, one per statement (the
-/// artifact's `1-1-2-2` schedules, 0-based here).
-pub fn refs(transactions: &[Transaction], txn_ids: &[usize]) -> Vec<StatementRef> {
-    let mut next = vec![0usize; transactions.len()];
-    txn_ids
-        .iter()
-        .map(|&t| {
-            next[t] += 1;
-            StatementRef::new(t, next[t] - 1)
-        })
-        .collect()
 }
 
 pub fn txn(isolation: IsolationLevel, statements: Vec<Statement>) -> Transaction {
@@ -237,70 +261,15 @@ pub fn history(
     ends: Vec<TxnEnd>,
     final_rows: Vec<Vec<Value>>,
 ) -> History {
-    let completion_order = refs(&case.transactions, completion);
-    let mut statements: Vec<Vec<StatementRecord>> = case
-        .transactions
-        .iter()
-        .enumerate()
-        .map(|(t, txn)| {
-            txn.statements
-                .iter()
-                .enumerate()
-                .map(|(s, statement)| StatementRecord {
-                    at: StatementRef::new(t, s),
-                    sql: render_statement(statement),
-                    submitted_us: None,
-                    completed_us: None,
-                    blocked: None,
-                    outcome: Outcome::NotSubmitted,
-                })
-                .collect()
-        })
-        .collect();
-    for (i, &at) in completion_order.iter().enumerate() {
-        let statement = case.statement(at).unwrap();
-        let outcome = outcomes
-            .iter()
-            .find(|(r, _)| *r == at)
-            .map(|(_, o)| o.clone())
-            .unwrap_or_else(|| {
-                assert!(
-                    statement.is_control(),
-                    "the history needs an outcome for {at}"
-                );
-                Outcome::Done
-            });
-        let record = &mut statements[at.txn()][at.stmt()];
-        record.submitted_us = Some(i as u64 * 10 + 1);
-        record.completed_us = Some(i as u64 * 10 + 5);
-        record.outcome = outcome;
-    }
-    for (at, after) in blocked {
-        let record = &mut statements[at.txn()][at.stmt()];
-        // Sent after the `after`-th completion (1-based position), before the next.
-        record.submitted_us = Some(after as u64 * 10 - 4);
-        record.blocked = Some(Blocking {
-            detected_us: after as u64 * 10 - 3,
-            evidence: BlockEvidence::Probe,
-            resumed_after: None,
-        });
-    }
-    let transactions = ends
+    blocked
         .into_iter()
-        .zip(&case.transactions)
-        .map(|(end, txn)| TransactionRecord {
-            isolation: txn.isolation,
-            end,
-            ended_us: None,
-        })
-        .collect();
-    History {
-        statements,
-        transactions,
-        completion_order,
-        final_state: Some(final_state(case, final_rows)),
-        unobserved: vec![],
-    }
+        .fold(
+            concurrent_history(case, completion).outcomes(outcomes),
+            |h, (at, after)| h.blocked(at, after),
+        )
+        .ends(ends)
+        .final_state(final_state(case, final_rows))
+        .build()
 }
 
 pub fn committed() -> Vec<TxnEnd> {
@@ -309,37 +278,6 @@ pub fn committed() -> Vec<TxnEnd> {
 
 pub fn at(t: usize, s: usize) -> StatementRef {
     StatementRef::new(t, s)
-}
-
-/// Runs the check on a fresh [`MemoryDb`] and asserts that every session the
-/// oracle opened was closed.
-pub fn check(oracle: &mut TrocOracle, case: &TestCase, history: &History) -> Verdict {
-    let mut db = MemoryDb::new();
-    let verdict = oracle
-        .check(
-            &CheckInput {
-                case: case.clone(),
-                history: history.clone(),
-            },
-            &mut db,
-        )
-        .unwrap();
-    assert_eq!(db.open_sessions(), 0, "the oracle left sessions open");
-    verdict
-}
-
-pub fn expect_finding(verdict: Verdict) -> Finding {
-    match verdict {
-        Verdict::Finding(f) => f,
-        other => panic!("expected a finding, got {other:?}"),
-    }
-}
-
-pub fn expect_undecided(verdict: Verdict) -> String {
-    match verdict {
-        Verdict::Undecided { reason } => reason,
-        other => panic!("expected undecided, got {other:?}"),
-    }
 }
 
 pub fn eq(column: &str, v: i64) -> Expr {

@@ -1,9 +1,11 @@
 //! Builders shared by the oracle tests: cases, hand-made histories, dialects.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use txlab_oracle_wss::{WssConfig, WssOracle};
 use txlab_plugin_api::prelude::*;
-use txlab_testkit::{render_statement, MemoryDb};
+use txlab_testkit::concurrent_history;
+pub use txlab_testkit::oracle::{check, expect_finding, expect_undecided};
+pub use txlab_testkit::schedule as refs;
 
 pub fn int(i: i64) -> Value {
     Value::Int(i)
@@ -115,19 +117,6 @@ pub fn autocommit(isolation: IsolationLevel, statement: Statement) -> Transactio
     }
 }
 
-/// Statement references from a list of transaction indexes, one per statement,
-/// like WriteCheck's case files (`1-2-2-1`, here 0-based).
-pub fn refs(transactions: &[Transaction], txn_ids: &[usize]) -> Vec<StatementRef> {
-    let mut next = vec![0usize; transactions.len()];
-    txn_ids
-        .iter()
-        .map(|&t| {
-            next[t] += 1;
-            StatementRef::new(t, next[t] - 1)
-        })
-        .collect()
-}
-
 pub fn case(
     tables: Vec<Table>,
     initial_rows: Vec<TableRows>,
@@ -184,70 +173,11 @@ pub fn history(
     ends: Vec<TxnEnd>,
     final_state: DbState,
 ) -> History {
-    let completion_order = refs(&case.transactions, completion);
-    let mut statements: Vec<Vec<StatementRecord>> = case
-        .transactions
-        .iter()
-        .enumerate()
-        .map(|(t, txn)| {
-            txn.statements
-                .iter()
-                .enumerate()
-                .map(|(s, statement)| StatementRecord {
-                    at: StatementRef::new(t, s),
-                    sql: render_statement(statement),
-                    submitted_us: None,
-                    completed_us: None,
-                    blocked: None,
-                    outcome: Outcome::NotSubmitted,
-                })
-                .collect()
-        })
-        .collect();
-    for (i, &at) in completion_order.iter().enumerate() {
-        let statement = case.statement(at).unwrap();
-        let given = outcomes
-            .iter()
-            .find(|(r, _)| *r == at)
-            .map(|(_, o)| o.clone());
-        let outcome = given.unwrap_or_else(|| match statement {
-            s if s.is_control() => Outcome::Done,
-            Statement::Select(_) => Outcome::Rows {
-                columns: vec![],
-                rows: vec![],
-            },
-            _ => panic!("the history needs an outcome for the write {at}"),
-        });
-        let record = &mut statements[at.txn()][at.stmt()];
-        record.submitted_us = Some(i as u64 * 10);
-        record.completed_us = Some(i as u64 * 10 + 5);
-        record.outcome = outcome;
-    }
-    assert_eq!(ends.len(), case.transactions.len());
-    let transactions = ends
-        .into_iter()
-        .zip(&case.transactions)
-        .enumerate()
-        .map(|(t, (end, txn))| {
-            let last = match &end {
-                TxnEnd::Aborted { by, .. } => Some(*by),
-                TxnEnd::Unfinished => None,
-                _ => Some(StatementRef::new(t, txn.statements.len() - 1)),
-            };
-            TransactionRecord {
-                isolation: txn.isolation,
-                end,
-                ended_us: last.and_then(|at| statements[at.txn()][at.stmt()].completed_us),
-            }
-        })
-        .collect();
-    History {
-        statements,
-        transactions,
-        completion_order,
-        final_state: Some(final_state),
-        unobserved: vec![],
-    }
+    concurrent_history(case, completion)
+        .outcomes(outcomes)
+        .ends(ends)
+        .final_state(final_state)
+        .build()
 }
 
 pub fn semantics(
@@ -277,6 +207,7 @@ pub fn dialect(levels: Vec<LevelSemantics>) -> DialectInfo {
         features: Features::default(),
         lock_probe: LockProbe::Driver,
         session_control: SessionControl::default(),
+        engine: EngineSemantics::default(),
     }
 }
 
@@ -297,35 +228,4 @@ pub fn oracle_with(config_json: &str, dialect: DialectInfo) -> WssOracle {
 
 pub fn oracle() -> WssOracle {
     oracle_with("", strict_dialect())
-}
-
-/// Runs the check on a fresh [`MemoryDb`] and asserts that every session the
-/// oracle opened was closed.
-pub fn check(oracle: &mut WssOracle, case: &TestCase, history: &History) -> Verdict {
-    let mut db = MemoryDb::new();
-    let verdict = oracle
-        .check(
-            &CheckInput {
-                case: case.clone(),
-                history: history.clone(),
-            },
-            &mut db,
-        )
-        .unwrap();
-    assert_eq!(db.open_sessions(), 0, "the oracle left sessions open");
-    verdict
-}
-
-pub fn expect_finding(verdict: Verdict) -> Finding {
-    match verdict {
-        Verdict::Finding(f) => f,
-        other => panic!("expected a finding, got {other:?}"),
-    }
-}
-
-pub fn expect_undecided(verdict: Verdict) -> String {
-    match verdict {
-        Verdict::Undecided { reason } => reason,
-        other => panic!("expected undecided, got {other:?}"),
-    }
 }

@@ -1,0 +1,65 @@
+//! What the walk reports: the differences between the real run and the model.
+
+use crate::versions::Row;
+use serde::Serialize;
+use txlab_plugin_api::prelude::*;
+
+/// What kind of difference between the real run and the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffKind {
+    /// A SELECT returned other rows than on its view.
+    QueryResult,
+    /// A statement succeeded in one run and failed in the other.
+    Outcome,
+    /// A write changed another number of rows than on its view.
+    AffectedRows,
+    /// A statement went through although the other transaction held a lock on
+    /// a row it must lock.
+    MissingLock,
+    /// A write succeeded although the level must fail it (first updater wins,
+    /// stale writer).
+    MissingAbort,
+    /// The final table differs from the latest committed versions.
+    FinalState,
+}
+
+impl DiffKind {
+    pub fn title(self) -> &'static str {
+        match self {
+            DiffKind::QueryResult => "inconsistent query result",
+            DiffKind::Outcome => "inconsistent statement outcome",
+            DiffKind::AffectedRows => "inconsistent affected-row count",
+            DiffKind::MissingLock => "missing lock",
+            DiffKind::MissingAbort => "missing abort",
+            DiffKind::FinalState => "inconsistent final database state",
+        }
+    }
+}
+
+/// One difference, with what the model expected and what the run did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Difference {
+    pub kind: DiffKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<StatementRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<IsolationLevel>,
+    /// The view the statement ran on, in words.
+    pub view: String,
+    pub expected: String,
+    pub actual: String,
+    /// Rows of the view, or of the final state, for the report.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub view_rows: Vec<Row>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub only_expected: Vec<Row>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub only_actual: Vec<Row>,
+}
+
+/// Rows in the canonical order, for reports.
+pub fn sorted(mut rows: Vec<Row>) -> Vec<Row> {
+    rows.sort_by(|a, b| cmp_rows(a, b));
+    rows
+}
