@@ -172,7 +172,14 @@ pub fn run(
     let dialect = resolved.dialect.clone();
     let other = SetupError::Bench;
     env.runtime.block_on(async {
-        let driver = open_driver(&resolved.info, &env.location, "bench", env.timeouts).await?;
+        let driver = open_driver(
+            &dialect,
+            &resolved.info,
+            &env.location,
+            "bench",
+            env.timeouts,
+        )
+        .await?;
         let server = driver.target();
         let admin_setup = dialect.session_setup(&SessionRequest {
             isolation,

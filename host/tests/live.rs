@@ -24,7 +24,7 @@ const LIMITS: SessionLimits = SessionLimits {
 };
 
 struct Live {
-    dialect: DialectHandle,
+    dialect: Arc<DialectHandle>,
     info: DialectInfo,
     server: Arc<ServerDatabases>,
     db: CaseDb,
@@ -49,7 +49,7 @@ impl Live {
         };
         let url = std::env::var(kind.url_env()).unwrap_or_else(|_| default.to_string());
         let lib = PluginLibrary::load(&common::library(library)).expect("the dialect loads");
-        let dialect = lib.new_dialect(entry, config).expect("the dialect builds");
+        let dialect = Arc::new(lib.new_dialect(entry, config).expect("the dialect builds"));
         let info = dialect.info().unwrap();
         let server = Arc::new(ServerDatabases::new(kind, &url));
         let timeouts = Timeouts {
@@ -63,7 +63,7 @@ impl Live {
                 limits: LIMITS,
             })
             .unwrap();
-        let db = match open_driver(&info, &location, "live", timeouts).await {
+        let db = match open_driver(&dialect, &info, &location, "live", timeouts).await {
             Ok(driver) => CaseDb::open(driver, &admin_setup)
                 .await
                 .expect("the case database opens"),
@@ -123,7 +123,7 @@ impl Live {
                 ..ExecutorSettings::default()
             },
             monitor: self.db.monitor.as_ref(),
-            classifier: &self.dialect,
+            classifier: self.dialect.as_ref(),
         };
         let (history, sessions) = executor.run(case, &rendered, sessions).await;
         self.db.give_back(sessions, &setups);

@@ -343,7 +343,7 @@ fn innodb_status(session: &str, status: &str) -> LockProbeReading {
 #[test]
 fn the_loaded_mariadb_dialect_reads_innodb_status_itself() {
     let status = std::fs::read_to_string(
-        common::repo_root().join("plugins/dialect-mysql/tests/data/innodb-status-lock-wait.txt"),
+        common::repo_root().join("dialects/mysql/tests/data/innodb-status-lock-wait.txt"),
     )
     .unwrap();
     let lib = PluginLibrary::load(&common::library("txlab-dialect-mysql")).unwrap();
@@ -379,4 +379,36 @@ fn the_loaded_mariadb_dialect_reads_innodb_status_itself() {
         Some(true),
         "the status text's first value is \"InnoDB\""
     );
+}
+
+/// The host's monitor path: the probe's statement for a session, and its
+/// result handed to the dialect that declared it. On MariaDB that is the
+/// dialect's own `SHOW ENGINE INNODB STATUS` parser, applied to a status text
+/// captured from MariaDB 10.11.19 (connection 141 holds a row lock, 142 waits).
+#[test]
+fn the_host_reads_a_lock_probe_through_the_dialect() {
+    use std::sync::Arc;
+    use txlab_host::driver::{LockProbeSpec, SessionKey};
+    let status = std::fs::read_to_string(
+        common::repo_root().join("dialects/mysql/tests/data/innodb-status-lock-wait.txt"),
+    )
+    .unwrap();
+    let lib = PluginLibrary::load(&common::library("txlab-dialect-mysql")).unwrap();
+    let mariadb = Arc::new(lib.new_dialect("mariadb", "{}").unwrap());
+    let spec = LockProbeSpec {
+        probe: mariadb.info().unwrap().lock_probe,
+        reader: mariadb,
+    };
+    let session = |id: &str| SessionKey::server(id.to_string());
+    assert_eq!(
+        spec.statement(&session("142")).as_deref(),
+        Some("SHOW ENGINE INNODB STATUS")
+    );
+    let answer = |id: &str| {
+        let r = innodb_status(id, &status);
+        spec.answer(&session(id), r.columns, r.rows).unwrap()
+    };
+    assert_eq!(answer("142"), Some(true));
+    assert_eq!(answer("141"), Some(false));
+    assert_eq!(answer("7"), Some(false));
 }

@@ -36,10 +36,10 @@ pub fn lock_probe(flavor: Flavor) -> LockProbe {
         // MariaDB has no data_lock_waits, and its information_schema.innodb_* tables
         // are served from a cache that refreshes only after 100 ms without readers,
         // so polling freezes it; SHOW ENGINE INNODB STATUS is live, and `read`
-        // parses it. Declared as the IR 1.0 variant, which means the same
-        // statement, while the host's monitor still parses that one itself and
-        // reads a `Query`'s first value (here "InnoDB") as the answer.
-        Flavor::Mariadb => LockProbe::InnodbStatus,
+        // parses it.
+        Flavor::Mariadb => LockProbe::Query {
+            sql: INNODB_STATUS_SQL.to_string(),
+        },
         Flavor::Tidb => LockProbe::Query {
             sql: TIDB_PROBE.to_string(),
         },

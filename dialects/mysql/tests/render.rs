@@ -562,7 +562,12 @@ fn shared_locks_per_flavor() {
 #[test]
 fn lock_probes_per_flavor() {
     let probe = |d: &dyn Dialect| d.info().lock_probe;
-    assert_eq!(probe(&mariadb(true)), LockProbe::InnodbStatus);
+    assert_eq!(
+        probe(&mariadb(true)),
+        LockProbe::Query {
+            sql: "SHOW ENGINE INNODB STATUS".into()
+        }
+    );
     let LockProbe::Query { sql } = probe(&MysqlDialect::new(MysqlConfig {}).unwrap()) else {
         panic!("MySQL probes with a query");
     };

@@ -356,7 +356,12 @@ fn gap_locks_block_inserts_where_declared() {
 #[test]
 fn the_lock_probe_sees_exactly_the_waiting_session() {
     let dialect = mariadb(false);
-    assert_eq!(dialect.info().lock_probe, LockProbe::InnodbStatus);
+    assert_eq!(
+        dialect.info().lock_probe,
+        LockProbe::Query {
+            sql: "SHOW ENGINE INNODB STATUS".into()
+        }
+    );
     let level = IsolationLevel::RepeatableRead;
     let Some((db, schema)) = database("probe") else {
         return;

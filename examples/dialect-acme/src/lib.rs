@@ -83,6 +83,17 @@ impl Dialect for AcmeDialect {
         self.mariadb.classify_error(error)
     }
 
+    // Methods with a default must be delegated too, or the SDK's default runs
+    // instead of MariaDB's: its lock probe is `SHOW ENGINE INNODB STATUS`,
+    // which only MariaDB's reading understands.
+    fn read_lock_probe(&self, reading: &LockProbeReading) -> Option<bool> {
+        self.mariadb.read_lock_probe(reading)
+    }
+
+    fn transaction_control(&self) -> TransactionControl {
+        self.mariadb.transaction_control()
+    }
+
     fn render_case(
         &self,
         case: &TestCase,
@@ -133,6 +144,39 @@ mod tests {
             }
             assert_eq!(acme, expected, "{config}");
         }
+    }
+
+    #[test]
+    fn the_lock_probe_is_read_as_mariadb_reads_it() {
+        let (acme, mariadb) = both("{}");
+        let status = include_str!("../../../dialects/mysql/tests/data/innodb-status-lock-wait.txt");
+        for session in ["141", "142", "7"] {
+            let reading = LockProbeReading {
+                session: session.to_string(),
+                columns: vec!["Type".into(), "Name".into(), "Status".into()],
+                rows: vec![vec![
+                    Value::Text("InnoDB".into()),
+                    Value::Text(String::new()),
+                    Value::Text(status.into()),
+                ]],
+            };
+            assert_eq!(
+                acme.read_lock_probe(&reading),
+                mariadb.read_lock_probe(&reading),
+                "{session}"
+            );
+        }
+        // 142 waits in the captured status: the reading is MariaDB's parser,
+        // not the SDK's default (which would say yes for every session).
+        let waits = |id: &str| {
+            acme.read_lock_probe(&LockProbeReading {
+                session: id.into(),
+                columns: vec!["Status".into()],
+                rows: vec![vec![Value::Text(status.into())]],
+            })
+        };
+        assert_eq!((waits("142"), waits("141")), (Some(true), Some(false)));
+        assert_eq!(acme.transaction_control(), mariadb.transaction_control());
     }
 
     #[test]

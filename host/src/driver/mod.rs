@@ -7,7 +7,7 @@ mod postgres;
 mod sqlite;
 
 pub use kind::{DriverKind, ServerKind, UnknownDriver};
-pub use mysql::{innodb_status_waits, MysqlDriver};
+pub use mysql::MysqlDriver;
 pub use postgres::PostgresDriver;
 pub use sqlite::{SqliteDriver, SqliteOptions};
 
@@ -15,7 +15,8 @@ use async_trait::async_trait;
 use std::any::Any;
 use std::sync::Arc;
 use std::time::Duration;
-use txlab_plugin_api::ir::{RawDbError, Value};
+use txlab_loader::DialectHandle;
+use txlab_plugin_api::ir::{LockProbe, LockProbeReading, RawDbError, Value};
 
 /// What one statement returned.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -137,17 +138,48 @@ pub fn redact_url(url: &str) -> String {
     }
 }
 
-/// How lock-wait probe answers read: true, or a non-zero number.
-pub(crate) fn truthy(v: &Value) -> bool {
-    match v {
-        Value::Int(i) => *i != 0,
-        Value::Bool(b) => *b,
-        Value::Float(f) => *f != 0.0,
-        Value::Decimal(s) | Value::Text(s) => {
-            !matches!(s.as_str(), "0" | "" | "false" | "f" | "FALSE")
-        }
-        Value::Bytes(b) => !b.is_empty(),
-        Value::Null => false,
+/// Reads what a lock-wait probe returned. The dialect that declared the probe
+/// does (through the ABI), so a DBMS with another status format needs no
+/// change here.
+pub trait ProbeReader: Send + Sync {
+    /// `Some(true)`: the session waits for a lock; `None`: the answer cannot tell.
+    fn read(&self, reading: &LockProbeReading) -> Result<Option<bool>, DriverError>;
+}
+
+impl ProbeReader for DialectHandle {
+    fn read(&self, reading: &LockProbeReading) -> Result<Option<bool>, DriverError> {
+        self.read_lock_probe(reading)
+            .map_err(|e| DriverError::Other(format!("reading the lock-wait probe: {e}")))
+    }
+}
+
+/// The lock-wait probe a server driver's monitor runs, and who reads its answers.
+#[derive(Clone)]
+pub struct LockProbeSpec {
+    pub probe: LockProbe,
+    pub reader: Arc<dyn ProbeReader>,
+}
+
+impl LockProbeSpec {
+    /// The probe's statement for `session`, or `None` when it runs no SQL.
+    pub fn statement(&self, session: &SessionKey) -> Option<String> {
+        self.probe
+            .statement()
+            .map(|sql| sql.replace("{session}", &session.id))
+    }
+
+    /// What the probe's result says about `session`, as the dialect reads it.
+    pub fn answer(
+        &self,
+        session: &SessionKey,
+        columns: Vec<String>,
+        rows: Vec<Vec<Value>>,
+    ) -> Result<Option<bool>, DriverError> {
+        self.reader.read(&LockProbeReading {
+            session: session.id.clone(),
+            columns,
+            rows,
+        })
     }
 }
 
@@ -163,14 +195,5 @@ mod tests {
         );
         assert_eq!(redact_url("postgres://u@h/d"), "postgres://u@h/d");
         assert!(!redact_url("not a url with secret").contains("secret"));
-    }
-
-    #[test]
-    fn probe_answers_read_as_truth() {
-        assert!(truthy(&Value::Text("t".into())));
-        assert!(!truthy(&Value::Text("f".into())));
-        assert!(truthy(&Value::Int(2)));
-        assert!(!truthy(&Value::Int(0)));
-        assert!(!truthy(&Value::Null));
     }
 }

@@ -1,12 +1,14 @@
 //! The MySQL-protocol driver (MySQL, MariaDB, TiDB), on mysql_async.
 
-use super::{redact_url, truthy, Driver, DriverError, Monitor, QueryResult, Session, SessionKey};
+use super::{
+    redact_url, Driver, DriverError, LockProbeSpec, Monitor, QueryResult, Session, SessionKey,
+};
 use async_trait::async_trait;
 use mysql_async::consts::{ColumnFlags, ColumnType};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Row};
 use tokio::sync::Mutex;
-use txlab_plugin_api::ir::{LockProbe, RawDbError, SessionControl, Value};
+use txlab_plugin_api::ir::{RawDbError, SessionControl, Value};
 
 /// MySQL's character set number for binary strings.
 const BINARY_CHARSET: u16 = 63;
@@ -14,7 +16,7 @@ const BINARY_CHARSET: u16 = 63;
 pub struct MysqlDriver {
     opts: Opts,
     url: String,
-    probe: LockProbe,
+    probe: LockProbeSpec,
     control: SessionControl,
 }
 
@@ -23,7 +25,7 @@ impl MysqlDriver {
     pub fn new(
         url: &str,
         database: &str,
-        probe: LockProbe,
+        probe: LockProbeSpec,
         control: SessionControl,
     ) -> Result<Self, DriverError> {
         let opts = Opts::from_url(url).map_err(|e| DriverError::Connect {
@@ -212,50 +214,38 @@ impl Session for MysqlSession {
 
 struct MysqlMonitor {
     conn: Mutex<Conn>,
-    probe: LockProbe,
+    probe: LockProbeSpec,
     cancel: Option<String>,
-}
-
-/// Whether `SHOW ENGINE INNODB STATUS` lists the transaction of `thread_id` as
-/// waiting for a lock. Each transaction block in the TRANSACTIONS section starts
-/// with `---TRANSACTION`; a waiting one says `LOCK WAIT` and names its thread as
-/// `MariaDB thread id N` (MySQL: `MySQL thread id N`).
-pub fn innodb_status_waits(status: &str, thread_id: &str) -> bool {
-    let needle = format!(" thread id {thread_id},");
-    status
-        .split("---TRANSACTION")
-        .skip(1)
-        .any(|block| block.contains("LOCK WAIT") && block.contains(&needle))
 }
 
 #[async_trait]
 impl Monitor for MysqlMonitor {
     async fn is_waiting(&self, session: &SessionKey) -> Result<Option<bool>, DriverError> {
-        let mut conn = self.conn.lock().await;
+        let Some(sql) = self.probe.statement(session) else {
+            return Ok(None);
+        };
         let fail = |e: mysql_async::Error| DriverError::Other(format!("lock-wait probe: {e}"));
-        match &self.probe {
-            LockProbe::InnodbStatus => {
-                let row: Option<(String, String, String)> = conn
-                    .query_first("SHOW ENGINE INNODB STATUS")
-                    .await
-                    .map_err(fail)?;
-                Ok(row.map(|(_, _, status)| innodb_status_waits(&status, &session.id)))
-            }
-            LockProbe::Query { sql } => {
-                let sql = sql.replace("{session}", &session.id);
-                let row: Option<Row> = conn.query_first(sql).await.map_err(fail)?;
-                Ok(row.and_then(|r| {
-                    let ty = r
-                        .columns_ref()
-                        .first()
-                        .map(|c| (c.column_type(), c.character_set(), c.flags()));
-                    let v = r.unwrap().into_iter().next()?;
-                    let (t, cs, fl) = ty?;
-                    Some(truthy(&to_value(v, t, cs, fl)))
-                }))
-            }
-            _ => Ok(None),
-        }
+        let (columns, rows) = {
+            let mut conn = self.conn.lock().await;
+            let mut result = conn.query_iter(sql).await.map_err(fail)?;
+            let columns = result.columns();
+            let rows: Vec<Row> = result.collect().await.map_err(fail)?;
+            result.drop_result().await.map_err(fail)?;
+            (columns, rows)
+        };
+        let columns = columns.unwrap_or_default();
+        let rows = rows
+            .into_iter()
+            .map(|row| {
+                row.unwrap()
+                    .into_iter()
+                    .zip(columns.iter())
+                    .map(|(v, c)| to_value(v, c.column_type(), c.character_set(), c.flags()))
+                    .collect()
+            })
+            .collect();
+        let names = columns.iter().map(|c| c.name_str().into_owned()).collect();
+        self.probe.answer(session, names, rows)
     }
 
     async fn cancel(&self, session: &SessionKey) -> Result<(), DriverError> {
@@ -274,30 +264,6 @@ impl Monitor for MysqlMonitor {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const STATUS: &str = "
-------------
-TRANSACTIONS
-------------
-Trx id counter 1234
----TRANSACTION 1233, ACTIVE 3 sec starting index read
-mysql tables in use 1, locked 1
-LOCK WAIT 2 lock struct(s), heap size 1128, 1 row lock(s)
-MariaDB thread id 42, OS thread handle 140, query id 99 localhost root Updating
-UPDATE t SET v = 2 WHERE k = 1
-------- TRX HAS BEEN WAITING 3 SEC FOR THIS LOCK TO BE GRANTED:
----TRANSACTION 1232, ACTIVE 5 sec
-2 lock struct(s), heap size 1128, 1 row lock(s), undo log entries 1
-MariaDB thread id 41, OS thread handle 139, query id 98 localhost root
-";
-
-    #[test]
-    fn innodb_status_names_the_waiting_thread_only() {
-        assert!(innodb_status_waits(STATUS, "42"));
-        assert!(!innodb_status_waits(STATUS, "41"));
-        assert!(!innodb_status_waits(STATUS, "4"));
-        assert!(!innodb_status_waits("", "42"));
-    }
 
     #[test]
     fn text_values_are_typed_by_their_column() {

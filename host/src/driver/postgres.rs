@@ -1,17 +1,19 @@
 //! The PostgreSQL-protocol driver (PostgreSQL, CockroachDB), on tokio-postgres.
 
-use super::{redact_url, truthy, Driver, DriverError, Monitor, QueryResult, Session, SessionKey};
+use super::{
+    redact_url, Driver, DriverError, LockProbeSpec, Monitor, QueryResult, Session, SessionKey,
+};
 use async_trait::async_trait;
 use futures_util::{pin_mut, TryStreamExt};
 use tokio_postgres::types::{FromSql, ToSql, Type};
 use tokio_postgres::{Client, NoTls, Row, SimpleQueryMessage};
-use txlab_plugin_api::ir::{LockProbe, RawDbError, SessionControl, Value};
+use txlab_plugin_api::ir::{RawDbError, SessionControl, Value};
 
 pub struct PostgresDriver {
     /// Connection string with the database; never shown (it may hold a password).
     conninfo: String,
     url: String,
-    probe: LockProbe,
+    probe: LockProbeSpec,
     control: SessionControl,
 }
 
@@ -20,7 +22,7 @@ impl PostgresDriver {
     pub fn new(
         url: &str,
         database: &str,
-        probe: LockProbe,
+        probe: LockProbeSpec,
         control: SessionControl,
     ) -> Result<Self, DriverError> {
         let mut parsed = url::Url::parse(url).map_err(|e| DriverError::Connect {
@@ -263,25 +265,36 @@ impl Session for PostgresSession {
 
 struct PostgresMonitor {
     client: Client,
-    probe: LockProbe,
+    probe: LockProbeSpec,
     cancel: Option<String>,
 }
 
 #[async_trait]
 impl Monitor for PostgresMonitor {
     async fn is_waiting(&self, session: &SessionKey) -> Result<Option<bool>, DriverError> {
-        let LockProbe::Query { sql } = &self.probe else {
+        let Some(sql) = self.probe.statement(session) else {
             return Ok(None);
         };
         let messages = self
             .client
-            .simple_query(&sql.replace("{session}", &session.id))
+            .simple_query(&sql)
             .await
             .map_err(|e| DriverError::Other(format!("lock-wait probe: {e}")))?;
-        Ok(messages.iter().find_map(|m| match m {
-            SimpleQueryMessage::Row(r) => r.get(0).map(|v| truthy(&Value::Text(v.to_string()))),
-            _ => None,
-        }))
+        // The simple protocol returns every value as text.
+        let (mut columns, mut rows) = (Vec::new(), Vec::new());
+        for m in &messages {
+            if let SimpleQueryMessage::Row(r) = m {
+                if columns.is_empty() {
+                    columns = r.columns().iter().map(|c| c.name().to_string()).collect();
+                }
+                rows.push(
+                    (0..r.len())
+                        .map(|i| r.get(i).map_or(Value::Null, |v| Value::Text(v.to_string())))
+                        .collect(),
+                );
+            }
+        }
+        self.probe.answer(session, columns, rows)
     }
 
     async fn cancel(&self, session: &SessionKey) -> Result<(), DriverError> {

@@ -96,6 +96,7 @@ impl<'a> CaseRunner<'a> {
         let needs = Needs::of(&oracles);
         let open = |role: &str| {
             runtime.block_on(open_driver(
+                &resolved.dialect,
                 &resolved.info,
                 &env.location,
                 &format!("w{id}_{role}"),

@@ -12,13 +12,13 @@ pub use scratch_db::ScratchDb;
 pub use servers::ServerDatabases;
 
 use crate::driver::{
-    Driver, DriverError, DriverKind, MysqlDriver, PostgresDriver, QueryResult, ServerKind,
-    SqliteDriver, SqliteOptions, Timeouts, UnknownDriver,
+    Driver, DriverError, DriverKind, LockProbeSpec, MysqlDriver, PostgresDriver, QueryResult,
+    ServerKind, SqliteDriver, SqliteOptions, Timeouts, UnknownDriver,
 };
 use crate::executor::{success_outcome, ErrorClassifier};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use txlab_loader::CallError;
+use txlab_loader::{CallError, DialectHandle};
 use txlab_plugin_api::ir::*;
 
 #[derive(Debug, thiserror::Error)]
@@ -76,12 +76,17 @@ impl TargetLocation {
 /// Creates a database of the run (`name` distinguishes a worker's case and
 /// scratch databases) and opens a driver for it.
 pub async fn open_driver(
+    dialect: &Arc<DialectHandle>,
     info: &DialectInfo,
     location: &TargetLocation,
     name: &str,
     timeouts: Timeouts,
 ) -> Result<Box<dyn Driver>, TargetError> {
     let kind = DriverKind::lookup(&info.driver)?;
+    let probe = LockProbeSpec {
+        probe: info.lock_probe.clone(),
+        reader: dialect.clone(),
+    };
     match (kind, location) {
         (DriverKind::Sqlite, TargetLocation::SqliteDir(dir)) => {
             Ok(Box::new(SqliteDriver::open(SqliteOptions {
@@ -96,7 +101,7 @@ pub async fn open_driver(
             Ok(Box::new(MysqlDriver::new(
                 server.url(),
                 &db,
-                info.lock_probe.clone(),
+                probe.clone(),
                 info.session_control.clone(),
             )?))
         }
@@ -107,7 +112,7 @@ pub async fn open_driver(
             Ok(Box::new(PostgresDriver::new(
                 server.url(),
                 &db,
-                info.lock_probe.clone(),
+                probe.clone(),
                 info.session_control.clone(),
             )?))
         }
