@@ -181,35 +181,40 @@ impl Session for MysqlSession {
     }
 
     async fn execute(&mut self, sql: &str) -> Result<QueryResult, RawDbError> {
-        let mut result = self.conn.query_iter(sql).await.map_err(raw_error)?;
-        let columns = result.columns();
-        let rows: Vec<Row> = result.collect().await.map_err(raw_error)?;
-        let affected = result.affected_rows();
-        result.drop_result().await.map_err(raw_error)?;
-        let Some(columns) = columns.filter(|c| !c.is_empty()) else {
-            return Ok(QueryResult {
-                returns_rows: false,
-                affected,
-                ..QueryResult::default()
-            });
-        };
-        let rows = rows
-            .into_iter()
-            .map(|row| {
-                row.unwrap()
-                    .into_iter()
-                    .zip(columns.iter())
-                    .map(|(v, c)| to_value(v, c.column_type(), c.character_set(), c.flags()))
-                    .collect()
-            })
-            .collect();
-        Ok(QueryResult {
-            returns_rows: true,
-            columns: columns.iter().map(|c| c.name_str().into_owned()).collect(),
-            rows,
-            affected: 0,
-        })
+        query(&mut self.conn, sql).await.map_err(raw_error)
     }
+}
+
+/// Runs `sql` and reads its whole result, each value typed by its column.
+async fn query(conn: &mut Conn, sql: &str) -> Result<QueryResult, mysql_async::Error> {
+    let mut result = conn.query_iter(sql).await?;
+    let columns = result.columns();
+    let rows: Vec<Row> = result.collect().await?;
+    let affected = result.affected_rows();
+    result.drop_result().await?;
+    let Some(columns) = columns.filter(|c| !c.is_empty()) else {
+        return Ok(QueryResult {
+            returns_rows: false,
+            affected,
+            ..QueryResult::default()
+        });
+    };
+    let rows = rows
+        .into_iter()
+        .map(|row| {
+            row.unwrap()
+                .into_iter()
+                .zip(columns.iter())
+                .map(|(v, c)| to_value(v, c.column_type(), c.character_set(), c.flags()))
+                .collect()
+        })
+        .collect();
+    Ok(QueryResult {
+        returns_rows: true,
+        columns: columns.iter().map(|c| c.name_str().into_owned()).collect(),
+        rows,
+        affected: 0,
+    })
 }
 
 struct MysqlMonitor {
@@ -224,28 +229,10 @@ impl Monitor for MysqlMonitor {
         let Some(sql) = self.probe.statement(session) else {
             return Ok(None);
         };
-        let fail = |e: mysql_async::Error| DriverError::Other(format!("lock-wait probe: {e}"));
-        let (columns, rows) = {
-            let mut conn = self.conn.lock().await;
-            let mut result = conn.query_iter(sql).await.map_err(fail)?;
-            let columns = result.columns();
-            let rows: Vec<Row> = result.collect().await.map_err(fail)?;
-            result.drop_result().await.map_err(fail)?;
-            (columns, rows)
-        };
-        let columns = columns.unwrap_or_default();
-        let rows = rows
-            .into_iter()
-            .map(|row| {
-                row.unwrap()
-                    .into_iter()
-                    .zip(columns.iter())
-                    .map(|(v, c)| to_value(v, c.column_type(), c.character_set(), c.flags()))
-                    .collect()
-            })
-            .collect();
-        let names = columns.iter().map(|c| c.name_str().into_owned()).collect();
-        self.probe.answer(session, names, rows)
+        let result = query(&mut *self.conn.lock().await, &sql)
+            .await
+            .map_err(|e| DriverError::Other(format!("lock-wait probe: {e}")))?;
+        self.probe.answer(session, result.columns, result.rows)
     }
 
     async fn cancel(&self, session: &SessionKey) -> Result<(), DriverError> {
