@@ -40,3 +40,26 @@ pub fn repo_root() -> &'static Path {
         .parent()
         .expect("workspace root")
 }
+
+/// What `txlab plugins list` printed, checked: it exits 0, or 2 when a
+/// library found could not be loaded. The only such libraries allowed are the
+/// broken test fixtures, which `cargo test` also builds next to the `txlab`
+/// binary (a directory it always searches).
+pub fn plugin_listing(o: &std::process::Output) -> String {
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let problems: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("not loadable: "))
+        .collect();
+    assert_eq!(
+        o.status.code(),
+        Some(if problems.is_empty() { 0 } else { 2 }),
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        problems.iter().all(|l| l.contains("libtxlab_fixture_")),
+        "{out}"
+    );
+    out
+}
