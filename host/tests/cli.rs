@@ -422,6 +422,78 @@ fn a_panic_while_building_a_plugin_is_a_setup_error() {
     );
 }
 
+/// A vendor-permitted anomaly is written under anomalies/ with the oracle's
+/// files, counted by class, is not a finding (exit 0), and replays.
+#[test]
+fn vendor_permitted_anomalies_are_written_counted_and_replayed() {
+    let env = Env::new(&["txlab-fixture-panicky"]);
+    let p = env.pipeline(
+        "p.toml",
+        &pipeline("random", &["plugin = \"permitted\"", "plugin = \"wss\""]),
+    );
+    let out = env.out();
+    let o = env.txlab(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}\n{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("vendor-permitted anomaly: "),
+        "{}",
+        stdout(&o)
+    );
+    let dir = run_dir(&out);
+    let s = summary(&dir);
+    let anomalies = s["anomalies"].as_u64().unwrap();
+    assert!(anomalies > 0, "{s}");
+    assert_eq!(
+        s["anomaly_kinds"]["permitted: permitted: lost update"],
+        anomalies
+    );
+    assert_eq!(s["findings"], 0, "{s}");
+    // Every case is counted once.
+    let counted: u64 = [
+        "passed",
+        "cases_with_findings",
+        "cases_with_anomalies",
+        "undecided",
+        "errors",
+    ]
+    .iter()
+    .map(|k| s[k].as_u64().unwrap())
+    .sum();
+    assert_eq!(counted, s["cases"].as_u64().unwrap(), "{s}");
+    assert!(!dir.join("findings").exists());
+    let first = std::fs::read_dir(dir.join("anomalies"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .min()
+        .unwrap();
+    let report = std::fs::read_to_string(first.join("report.md")).unwrap();
+    assert!(
+        report.contains("A **vendor-permitted anomaly**"),
+        "{report}"
+    );
+    assert!(
+        report.contains("## Standard model violated\n\nAdya PL-2.99"),
+        "{report}"
+    );
+    assert!(report.contains("`cycle.dot`"), "{report}");
+    let dot = std::fs::read_to_string(first.join("cycle.dot")).unwrap();
+    assert!(dot.starts_with("digraph"), "{dot}");
+    let o = env.txlab(&["replay", first.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}\n{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("the same vendor-permitted anomaly"),
+        "{}",
+        stdout(&o)
+    );
+    let o = env.txlab(&["reduce", first.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("anomalies are not reduced"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 fn case_json(run: &Path, index: u64) -> String {
     std::fs::read_to_string(run.join(format!("findings/case-{index:06}-accuse/case.json"))).unwrap()
 }

@@ -156,6 +156,17 @@ pub fn eval(expr: &Expr, scope: Scope<'_>) -> Result<Value, EvalError> {
             Ok(from_truth(and3(above, below).map(|b| b != *negated)))
         }
         Expr::Cast { operand, to } => convert(eval(operand, scope)?, *to),
+        Expr::Concat(parts) => {
+            let mut text = String::new();
+            for part in parts {
+                match convert(eval(part, scope)?, ColumnType::Text)? {
+                    Value::Text(t) => text.push_str(&t),
+                    // NULL in, NULL out, as in SQL.
+                    _ => return Ok(Value::Null),
+                }
+            }
+            Ok(Value::Text(text))
+        }
         other => Err(EvalError::Syntax(format!(
             "unsupported expression {other:?}"
         ))),

@@ -66,7 +66,15 @@ fn push_where(sql: &mut String, filter: Option<&Expr>) {
 }
 
 fn list(exprs: &[Expr]) -> String {
-    exprs.iter().map(render_expr).collect::<Vec<_>>().join(", ")
+    list_with(exprs, ", ")
+}
+
+fn list_with(exprs: &[Expr], separator: &str) -> String {
+    exprs
+        .iter()
+        .map(render_expr)
+        .collect::<Vec<_>>()
+        .join(separator)
 }
 
 pub fn render_expr(expr: &Expr) -> String {
@@ -119,6 +127,7 @@ pub fn render_expr(expr: &Expr) -> String {
         Expr::Cast { operand, to } => {
             format!("CAST({} AS {})", render_expr(operand), type_name(*to))
         }
+        Expr::Concat(parts) => format!("({})", list_with(parts, " || ")),
         other => format!("{other:?}"),
     }
 }

@@ -192,6 +192,16 @@ pub fn update_with_compound_filter() -> Statement {
     )
 }
 
+/// An UPDATE that appends to a text column, as IsoRel's instrumentation keeps
+/// a row's list of writers: `note = note || ',T7'`.
+pub fn update_appending_text() -> Statement {
+    update(
+        "accounts",
+        vec![("note", Expr::Concat(vec![c("note"), text(",T7")]))],
+        Some(eq(c("id"), int(1))),
+    )
+}
+
 /// A DELETE from `accounts` with an OR of an integer and a float comparison.
 pub fn delete_with_filter() -> Statement {
     use BinaryOp::*;

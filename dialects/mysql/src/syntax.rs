@@ -27,6 +27,16 @@ impl SqlSyntax for Target {
 
     /// MySQL's grammar has no empty IN list
     /// (https://dev.mysql.com/doc/refman/8.0/en/comparison-operators.html#operator_in).
+    /// `||` is OR in MySQL and MariaDB (unless `PIPES_AS_CONCAT`); `CONCAT()`
+    /// concatenates in every flavor and is NULL when any argument is
+    /// (https://dev.mysql.com/doc/refman/8.0/en/string-functions.html#function_concat).
+    fn concat(&self, parts: &[String]) -> Result<String, PluginError> {
+        match parts {
+            [] => Err(PluginError::invalid_input("a concatenation needs parts")),
+            _ => Ok(format!("CONCAT({})", parts.join(", "))),
+        }
+    }
+
     /// The IR's meaning, as txlab's reference evaluator computes it: no item
     /// matches, so the result is false (true when negated), or NULL when the
     /// operand is NULL.

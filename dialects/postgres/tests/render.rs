@@ -108,6 +108,7 @@ fn statements() -> Vec<(&'static str, Statement)> {
         ),
         ("insert ignore", insert_account(OnConflict::Ignore, false)),
         ("update", update_with_compound_filter()),
+        ("append text", update_appending_text()),
         ("delete with filter", delete_with_filter()),
         ("delete all", delete("accounts", None)),
         ("quoted names", update_with_quoted_names('"')),

@@ -63,6 +63,7 @@ fn statements() {
             insert_account(OnConflict::Ignore, false),
         ),
         ("update", update_with_compound_filter()),
+        ("append text", update_appending_text()),
         ("delete with filter", delete_with_filter()),
         ("delete all", delete("accounts", None)),
         ("quoted names", update_with_quoted_names('"')),

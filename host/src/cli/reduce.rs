@@ -3,7 +3,7 @@
 use super::finding::{open_runner, FindingSetup, FindingTarget};
 use super::{out, parse_duration, Cli, EXIT_CLEAN, EXIT_FINDINGS};
 use crate::config::ReduceSettings;
-use crate::io::{FindingOrigin, ReductionOutcome};
+use crate::io::{FindingOrigin, ReductionOutcome, ReportKind};
 use crate::run::reduce_and_write;
 use crate::setup::Environment;
 use std::path::PathBuf;
@@ -64,6 +64,12 @@ pub(super) fn run(cli: &Cli, args: &ReduceArgs) -> anyhow::Result<u8> {
         );
     }
     let setup = FindingSetup::load(cli, dir, &args.target)?;
+    if setup.saved.provenance.kind == ReportKind::VendorPermitted {
+        anyhow::bail!(
+            "{} is a vendor-permitted anomaly, not a finding; anomalies are not reduced (txlab replay runs it again)",
+            dir.display()
+        );
+    }
     let settings = args
         .budget
         .over(setup.pipeline.loaded.pipeline.reduce.settings());
@@ -83,6 +89,7 @@ pub(super) fn run(cli: &Cli, args: &ReduceArgs) -> anyhow::Result<u8> {
         &mut runner,
         dir,
         FindingOrigin {
+            kind: ReportKind::Finding,
             oracle: &p.oracle,
             dialect: &resolved.info,
             generator: &p.generator,

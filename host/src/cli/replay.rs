@@ -3,6 +3,7 @@
 
 use super::finding::{open_runner, FindingSetup, FindingTarget};
 use super::{out, Cli, EXIT_CLEAN, EXIT_FINDINGS, EXIT_TOOL_ERRORS};
+use crate::io::ReportKind;
 use crate::setup::Environment;
 use std::path::PathBuf;
 use txlab_plugin_api::ir::Verdict;
@@ -27,6 +28,7 @@ pub(super) fn run(cli: &Cli, args: &ReplayArgs) -> anyhow::Result<u8> {
     let oracle = &setup.saved.provenance.oracle;
     let title = &setup.saved.finding.title;
     let signature = setup.saved.finding.signature();
+    let kind = setup.saved.provenance.kind;
     out!("replaying {} ({oracle}: {title})", dir.display());
     let times = args.times.max(1);
     let (mut same, mut errors) = (0, 0);
@@ -41,11 +43,22 @@ pub(super) fn run(cli: &Cli, args: &ReplayArgs) -> anyhow::Result<u8> {
                     errors += 1;
                     format!("the oracle failed: {e}")
                 }
-                Some(Ok(Verdict::Finding(f))) if f.signature() == signature => {
+                Some(Ok(Verdict::Finding(f)))
+                    if kind == ReportKind::Finding && f.signature() == signature =>
+                {
                     same += 1;
                     "the same finding".to_string()
                 }
-                Some(Ok(Verdict::Finding(f))) => format!("another finding: {}", f.title),
+                Some(Ok(Verdict::VendorPermitted(f)))
+                    if kind == ReportKind::VendorPermitted && f.signature() == signature =>
+                {
+                    same += 1;
+                    "the same vendor-permitted anomaly".to_string()
+                }
+                Some(Ok(Verdict::Finding(f))) => format!("a finding: {}", f.title),
+                Some(Ok(Verdict::VendorPermitted(f))) => {
+                    format!("a vendor-permitted anomaly: {}", f.title)
+                }
                 Some(Ok(Verdict::Undecided { reason })) => format!("undecided: {reason}"),
                 Some(Ok(Verdict::Pass)) | None => "pass".to_string(),
             },

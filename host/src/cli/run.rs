@@ -106,10 +106,11 @@ fn print_summary(s: &RunSummary) {
         s.seed
     );
     out!(
-        "  passed {}, findings {} (in {} cases), undecided {}, tool errors {}",
+        "  passed {}, findings {} (in {} cases), vendor-permitted anomalies in {} cases, undecided {}, tool errors {}",
         s.passed,
         s.findings,
         s.cases_with_findings,
+        s.cases_with_anomalies,
         s.undecided,
         s.errors
     );
@@ -129,6 +130,18 @@ fn print_summary(s: &RunSummary) {
     kinds.sort_by(|a, b| b.1.cmp(a.1));
     for (kind, n) in kinds {
         out!("  finding {n}×: {kind}");
+    }
+    if s.anomalies > 0 {
+        out!(
+            "  vendor-permitted anomalies {} (in {} cases without findings): forbidden by the standard model of the level, allowed by the vendor's documentation; see anomalies/",
+            s.anomalies,
+            s.cases_with_anomalies
+        );
+        let mut kinds: Vec<_> = s.anomaly_kinds.iter().collect();
+        kinds.sort_by(|a, b| b.1.cmp(a.1));
+        for (kind, n) in kinds {
+            out!("  anomaly {n}×: {kind}");
+        }
     }
     let mut reasons: Vec<_> = s.undecided_reasons.iter().collect();
     reasons.sort_by(|a, b| b.1.cmp(a.1));

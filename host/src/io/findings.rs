@@ -8,9 +8,31 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use txlab_plugin_api::ir::*;
 
+/// What an oracle reported: a bug, or an anomaly the vendor permits. Both are
+/// written the same way, findings under `findings/`, anomalies under
+/// `anomalies/`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReportKind {
+    #[default]
+    Finding,
+    VendorPermitted,
+}
+
+impl ReportKind {
+    /// The run directory's subdirectory for reports of this kind.
+    pub fn directory(self) -> &'static str {
+        match self {
+            ReportKind::Finding => "findings",
+            ReportKind::VendorPermitted => "anomalies",
+        }
+    }
+}
+
 /// Where a finding came from: which plugins, which pipeline, which case.
 #[derive(Clone, Copy)]
 pub struct FindingOrigin<'a> {
+    pub kind: ReportKind,
     pub oracle: &'a str,
     pub dialect: &'a DialectInfo,
     pub generator: &'a str,
@@ -34,6 +56,10 @@ pub struct FindingInput<'a> {
 /// `provenance.json`: where a finding came from, enough to run it again.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Provenance {
+    /// A finding or a vendor-permitted anomaly (absent in directories written
+    /// before anomalies existed: a finding).
+    #[serde(default)]
+    pub kind: ReportKind,
     pub oracle: String,
     pub dialect: String,
     pub generator: String,
@@ -59,9 +85,10 @@ pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Strin
         .map_err(|e| format!("{} is not what txlab wrote: {e}", path.display()))
 }
 
-/// Writes the finding under `findings_dir` and returns its directory.
-pub fn write_finding(findings_dir: &Path, input: &FindingInput<'_>) -> std::io::Result<PathBuf> {
-    let dir = findings_dir.join(format!(
+/// Writes the finding (or anomaly) under the run directory's `findings/` (or
+/// `anomalies/`) and returns its directory.
+pub fn write_finding(run_dir: &Path, input: &FindingInput<'_>) -> std::io::Result<PathBuf> {
+    let dir = run_dir.join(input.origin.kind.directory()).join(format!(
         "case-{:06}-{}",
         input.origin.request.index,
         sanitize(input.origin.oracle)
@@ -159,6 +186,7 @@ fn write_finding_files(dir: &Path, input: &FindingInput<'_>) -> std::io::Result<
     std::fs::write(
         dir.join("provenance.json"),
         json(&Provenance {
+            kind: input.origin.kind,
             oracle: input.origin.oracle.to_string(),
             dialect: input.origin.dialect.name.clone(),
             generator: input.origin.generator.to_string(),
@@ -171,12 +199,52 @@ fn write_finding_files(dir: &Path, input: &FindingInput<'_>) -> std::io::Result<
         })?,
     )?;
     std::fs::write(dir.join("repro.sql"), repro_sql(input))?;
+    for file in &input.finding.files {
+        std::fs::write(dir.join(oracle_file_name(&file.name)), &file.content)?;
+    }
     std::fs::write(dir.join("report.md"), report_md(dir, input))?;
     Ok(())
 }
 
 fn json<T: Serialize>(value: &T) -> std::io::Result<String> {
     serde_json::to_string_pretty(value).map_err(std::io::Error::other)
+}
+
+/// The files txlab itself writes into a finding directory.
+const OWN_FILES: &[&str] = &[
+    "generated.json",
+    "case.json",
+    "history.json",
+    "finding.json",
+    "provenance.json",
+    "repro.sql",
+    "report.md",
+    "reduction.json",
+    "reduction-attempt.json",
+    "reduced",
+    "unconfirmed",
+];
+
+/// Where a file an oracle attached goes: its own name made safe (no
+/// directories, no leading dot), with `oracle-` in front if it would replace
+/// one of txlab's own files.
+fn oracle_file_name(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let safe = safe.trim_start_matches('.');
+    if safe.is_empty() || OWN_FILES.contains(&safe) {
+        format!("oracle-{safe}")
+    } else {
+        safe.to_string()
+    }
 }
 
 fn sanitize(s: &str) -> String {
@@ -315,12 +383,36 @@ fn report_md(dir: &Path, input: &FindingInput<'_>) -> String {
         "| seed | run seed {}, case {}, case seed {} |",
         input.origin.request.run_seed, input.origin.request.index, input.origin.request.seed
     );
-    let _ = writeln!(s, "\n## Model violated\n\n{}\n", f.model);
-    let _ = writeln!(
-        s,
-        "## Vendor semantics assumed\n\n{}\n",
-        f.assumed_semantics
-    );
+    match input.origin.kind {
+        ReportKind::Finding => {
+            let _ = writeln!(s, "\n## Model violated\n\n{}\n", f.model);
+            let _ = writeln!(
+                s,
+                "## Vendor semantics assumed\n\n{}\n",
+                f.assumed_semantics
+            );
+        }
+        ReportKind::VendorPermitted => {
+            let _ = writeln!(
+                s,
+                "\nA **vendor-permitted anomaly**: the standard model below forbids it, the vendor's documented semantics allow it. It is not reported as a bug.\n"
+            );
+            let _ = writeln!(s, "## Standard model violated\n\n{}\n", f.model);
+            let _ = writeln!(
+                s,
+                "## Why the vendor permits it\n\n{}\n",
+                f.assumed_semantics
+            );
+        }
+    }
+    if !f.files.is_empty() {
+        let names: Vec<String> = f
+            .files
+            .iter()
+            .map(|file| format!("`{}`", oracle_file_name(&file.name)))
+            .collect();
+        let _ = writeln!(s, "Files from the oracle: {}.\n", names.join(", "));
+    }
     let _ = writeln!(s, "## What differed\n\n{}\n", f.explanation.trim_end());
     let _ = writeln!(s, "## Observed schedule\n");
     let _ = writeln!(s, "Statements in the order their replies arrived:\n");
@@ -390,5 +482,19 @@ impl SavedFinding {
             index: self.provenance.case_index,
             seed: self.provenance.case_seed,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oracle_files_keep_their_names_but_cannot_escape_or_replace_ours() {
+        assert_eq!(oracle_file_name("cycle.dot"), "cycle.dot");
+        assert_eq!(oracle_file_name("../../etc/passwd"), "_.._etc_passwd");
+        assert_eq!(oracle_file_name(".hidden"), "hidden");
+        assert_eq!(oracle_file_name("report.md"), "oracle-report.md");
+        assert_eq!(oracle_file_name(""), "oracle-");
     }
 }

@@ -23,7 +23,7 @@ pub(super) struct Shared {
     pub(super) max_consecutive_errors: u64,
     pub(super) errors_log: Mutex<std::fs::File>,
     pub(super) undecided_log: Mutex<std::fs::File>,
-    pub(super) findings_dir: PathBuf,
+    pub(super) run_dir: PathBuf,
     pub(super) progress: ProgressBar,
     /// Reductions started per oracle and finding signature.
     pub(super) reductions: Mutex<BTreeMap<(String, String), u32>>,
@@ -110,6 +110,11 @@ impl Shared {
                     *s.oracle_errors.entry(oracle.clone()).or_default() += 1;
                     self.log_error(seed, request, &format!("oracle `{oracle}` failed: {e}"));
                 }
+                s.anomalies += r.anomalies.len() as u64;
+                for a in &r.anomalies {
+                    *s.anomaly_kinds.entry(a.kind.clone()).or_default() += 1;
+                    self.say(format!("vendor-permitted anomaly: {}", a.dir.display()));
+                }
                 if r.judged == 0 {
                     // Every oracle failed: the case could not be judged.
                     s.errors += 1;
@@ -124,6 +129,8 @@ impl Shared {
                         };
                         self.say(line);
                     }
+                } else if !r.anomalies.is_empty() {
+                    s.cases_with_anomalies += 1;
                 } else if !r.undecided.is_empty() {
                     s.undecided += 1;
                     let mut log = self.undecided_log.lock().expect("lock");

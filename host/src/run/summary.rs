@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use txlab_plugin_api::ir::*;
 
 /// What a run did. Every case counts in exactly one of `passed`,
-/// `cases_with_findings`, `undecided` and `errors`, by the verdicts of the
+/// `cases_with_findings`, `cases_with_anomalies`, `undecided` and `errors`
+/// (in that order of precedence), by the verdicts of the
 /// oracles that judged it; an oracle that failed on a case is counted in
 /// `oracle_errors` instead and leaves the others' verdicts as they are.
 #[derive(Debug, Default, serde::Serialize)]
@@ -22,6 +23,13 @@ pub struct RunSummary {
     pub undecided_reasons: BTreeMap<String, u64>,
     /// Findings by oracle and signature: how many distinct problems a run saw.
     pub finding_kinds: BTreeMap<String, u64>,
+    /// Cases without findings that showed a vendor-permitted anomaly: one the
+    /// standard model of the level forbids and the vendor documents as
+    /// allowed (written under `anomalies/`).
+    pub cases_with_anomalies: u64,
+    pub anomalies: u64,
+    /// Vendor-permitted anomalies by oracle and class.
+    pub anomaly_kinds: BTreeMap<String, u64>,
     /// Cases that could not be judged: a tool error, or every oracle failed
     /// (see errors.log).
     pub errors: u64,

@@ -7,7 +7,7 @@ use super::reduction::reduce_and_write;
 use super::shared::Shared;
 use super::CaseError;
 use crate::config::ReduceSettings;
-use crate::io::{write_finding, FindingInput, FindingOrigin};
+use crate::io::{write_finding, FindingInput, FindingOrigin, ReportKind};
 use crate::setup::Resolved;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -26,6 +26,8 @@ pub(super) struct Worker<'a> {
 /// What one case came to.
 pub(super) struct CaseResult {
     pub(super) findings: Vec<WrittenFinding>,
+    /// Vendor-permitted anomalies, written under `anomalies/`.
+    pub(super) anomalies: Vec<WrittenFinding>,
     pub(super) undecided: Vec<String>,
     /// Oracles that failed on this case, with their errors.
     pub(super) oracle_errors: Vec<(String, CallError)>,
@@ -81,6 +83,7 @@ impl Worker<'_> {
         let run = self.runner.evaluate(&case, None)?;
         let mut result = CaseResult {
             findings: Vec::new(),
+            anomalies: Vec::new(),
             undecided: Vec::new(),
             oracle_errors: Vec::new(),
             judged: 0,
@@ -102,8 +105,13 @@ impl Worker<'_> {
             match verdict {
                 Verdict::Pass => {}
                 Verdict::Undecided { reason } => result.undecided.push(format!("{name}: {reason}")),
-                Verdict::Finding(finding) => {
+                Verdict::Finding(finding) | Verdict::VendorPermitted(finding) => {
+                    let kind = match verdict {
+                        Verdict::Finding(_) => ReportKind::Finding,
+                        _ => ReportKind::VendorPermitted,
+                    };
                     let origin = FindingOrigin {
+                        kind,
                         oracle: name,
                         dialect: &r.info,
                         generator: r.generator_name(),
@@ -111,7 +119,7 @@ impl Worker<'_> {
                         request,
                     };
                     let dir = write_finding(
-                        &shared.findings_dir,
+                        &shared.run_dir,
                         &FindingInput {
                             origin,
                             generated: &case,
@@ -122,14 +130,19 @@ impl Worker<'_> {
                         },
                     )
                     .map_err(CaseError::WriteFinding)?;
-                    if shared.may_reduce(name, finding.signature()) {
-                        to_reduce.push((result.findings.len(), origin, finding));
-                    }
-                    result.findings.push(WrittenFinding {
+                    let written = WrittenFinding {
                         dir,
                         kind: format!("{name}: {}", finding.signature()),
                         reduction: None,
-                    });
+                    };
+                    if kind == ReportKind::VendorPermitted {
+                        result.anomalies.push(written);
+                        continue;
+                    }
+                    if shared.may_reduce(name, finding.signature()) {
+                        to_reduce.push((result.findings.len(), origin, finding));
+                    }
+                    result.findings.push(written);
                 }
             }
         }

@@ -37,6 +37,9 @@ pub enum Expr {
         operand: Box<Expr>,
         to: ColumnType,
     },
+    /// The texts of `parts` joined, NULL if any part is NULL (`a || b` in
+    /// standard SQL, `CONCAT(a, b)` in the MySQL family). IR 1.1.
+    Concat(Vec<Expr>),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -145,6 +148,11 @@ impl Expr {
             Expr::InList { operand, list, .. } => {
                 operand.visit(f);
                 for e in list {
+                    e.visit(f);
+                }
+            }
+            Expr::Concat(parts) => {
+                for e in parts {
                     e.visit(f);
                 }
             }

@@ -12,6 +12,12 @@ pub enum Verdict {
     Undecided { reason: String },
     /// The run violates the model: a bug report.
     Finding(Finding),
+    /// The run shows an anomaly that the standard model of its isolation
+    /// level forbids (`model` names it) but that the vendor documents as
+    /// allowed at that level (`assumed_semantics` quotes the profile's facts):
+    /// not a bug, but named and counted, for users who test against the
+    /// standard. IR 1.1.
+    VendorPermitted(Finding),
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -33,6 +39,18 @@ pub struct Finding {
     /// Machine-readable evidence (diffs, schedules) written into the finding.
     #[serde(default)]
     pub evidence: serde_json::Value,
+    /// More files for the finding's directory, e.g. a Graphviz `cycle.dot` of a
+    /// dependency cycle. Names are plain file names. IR 1.1.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FindingFile>,
+}
+
+/// A file an oracle adds to a finding's directory.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FindingFile {
+    /// A plain file name (no directories), e.g. `cycle.dot`.
+    pub name: String,
+    pub content: String,
 }
 
 impl Finding {

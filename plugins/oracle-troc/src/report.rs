@@ -144,5 +144,6 @@ pub fn finding(
             "execution_order": history.completion_order.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
             "differences": differences,
         }),
+        files: Vec::new(),
     })
 }

@@ -120,6 +120,7 @@ pub fn verdict(j: &Judgement<'_>) -> Verdict {
         assumed_semantics: assumed_semantics(j),
         explanation: explanation(j, &permitted),
         evidence: evidence(j, &permitted),
+        files: Vec::new(),
     })
 }
 
@@ -445,5 +446,6 @@ pub fn serializability_finding(
                 "outcome_differences": d.outcomes.iter().map(outcome_json).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
         }),
+        files: Vec::new(),
     })
 }

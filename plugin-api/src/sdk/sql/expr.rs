@@ -80,6 +80,13 @@ impl<'a, S: SqlSyntax + ?Sized> ExprWriter<'a, S> {
                     syntax.cast_type(*to)?
                 )
             }
+            Expr::Concat(parts) => {
+                let parts = parts
+                    .iter()
+                    .map(|e| self.expr(e))
+                    .collect::<Result<Vec<_>, _>>()?;
+                syntax.concat(&parts)?
+            }
         })
     }
 

@@ -38,6 +38,16 @@ pub trait SqlSyntax {
         Ok(op.sql())
     }
 
+    /// Text concatenation of already rendered parts; NULL if any part is.
+    /// The default is standard SQL's `||` (SQLite, PostgreSQL, CockroachDB).
+    fn concat(&self, parts: &[String]) -> Result<String, PluginError> {
+        match parts {
+            [] => Err(PluginError::invalid_input("a concatenation needs parts")),
+            [one] => Ok(one.clone()),
+            _ => Ok(format!("({})", parts.join(" || "))),
+        }
+    }
+
     /// `operand [NOT] IN ()` for an empty list, `operand` already rendered.
     /// Standard SQL's grammar has no empty list, so each DBMS needs its own
     /// spelling of "no item matches".
