@@ -67,7 +67,10 @@ pub fn check(history: &History, options: &Options) -> Report {
     }
 
     let budget = 64 * (graph.nodes as u64 + graph.gedges.len() as u64) + (1 << 20);
-    let mut searcher = Searcher::new(&graph, budget);
+    let entry: Vec<u32> = (0..txns.ids.len() as u32)
+        .map(|d| timing.before_start(d) as u32)
+        .collect();
+    let mut searcher = Searcher::new(&graph, budget, &timing.started, &timing.ended, &entry);
     let dsg = tarjan(&graph, if options.session_order { DSG | SO } else { DSG });
     stats.components = dsg.members.len();
     stats.largest_component = dsg.members.iter().map(Vec::len).max().unwrap_or(0);
@@ -78,6 +81,7 @@ pub fn check(history: &History, options: &Options) -> Report {
         path,
         need,
         exempt,
+        timed: path & START != 0,
     };
     let mut classes = vec![
         (Phenomenon::G0, spec(WW, WW, 0)),
@@ -118,13 +122,15 @@ pub fn check(history: &History, options: &Options) -> Report {
             }
             let (found, cut) = searcher.shortest(&comps, c, spec);
             stats.searches_cut += usize::from(cut);
-            if let Some(f) = found {
-                anomalies.push(ctx.cycle(phenomenon, &f, false));
+            if !found.is_empty() {
                 for &m in &comps.members[c as usize] {
                     if let Some(x) = covered.get_mut(m as usize) {
                         *x = true;
                     }
                 }
+            }
+            for f in found {
+                anomalies.push(ctx.cycle(phenomenon, &f, false));
             }
         }
         if !options.session_order || phenomenon == Phenomenon::GSIb {
@@ -147,7 +153,7 @@ pub fn check(history: &History, options: &Options) -> Report {
             }
             let (found, cut) = searcher.shortest(&comps, c, session);
             stats.searches_cut += usize::from(cut);
-            if let Some(f) = found {
+            for f in found {
                 anomalies.push(ctx.cycle(phenomenon, &f, true));
             }
         }

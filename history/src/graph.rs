@@ -20,6 +20,7 @@
 //! long chains a history of a million transactions makes (petgraph issue
 //! #399); the components come from the iterative Tarjan below.
 
+use crate::history::Interval;
 use crate::infer::NONE;
 use petgraph::csr::Csr;
 
@@ -231,6 +232,12 @@ pub(crate) struct Spec {
     pub need: u8,
     /// Skip IsoRel's exempt two-transaction cycle.
     pub exempt: bool,
+    /// G-SIb: only rw edges `u → v` where `v` may have committed before `u`
+    /// started (both times known) are candidates. Through any other rw
+    /// edge, a path back of ww, wr and start edges must hold a ww or wr edge
+    /// into a transaction that started before its source committed: a G-SIa
+    /// edge, reported on its own where the timing makes it certain.
+    pub timed: bool,
 }
 
 /// A hop of a cycle: `from → to` by typed edge `gedge`.
@@ -250,6 +257,11 @@ pub(crate) struct Found {
 /// The search's reusable state, sized for the largest component.
 pub(crate) struct Searcher<'g> {
     g: &'g DepGraph,
+    started: &'g [Option<Interval>],
+    ended: &'g [Option<Interval>],
+    /// Per transaction: how many transactions of the start chain certainly
+    /// committed before it started (its entry point on the chain).
+    entry: &'g [u32],
     stamp: Vec<u32>,
     dist: Vec<u32>,
     pred: Vec<u32>,
@@ -263,9 +275,18 @@ pub(crate) struct Searcher<'g> {
 }
 
 impl<'g> Searcher<'g> {
-    pub fn new(g: &'g DepGraph, budget: u64) -> Searcher<'g> {
+    pub fn new(
+        g: &'g DepGraph,
+        budget: u64,
+        started: &'g [Option<Interval>],
+        ended: &'g [Option<Interval>],
+        entry: &'g [u32],
+    ) -> Searcher<'g> {
         Searcher {
             g,
+            started,
+            ended,
+            entry,
             stamp: Vec::new(),
             dist: Vec::new(),
             pred: Vec::new(),
@@ -277,9 +298,10 @@ impl<'g> Searcher<'g> {
         }
     }
 
-    /// The shortest cycle of `spec`'s class in component `c`, and whether
-    /// the work bound cut the search short.
-    pub fn shortest(&mut self, comps: &Components, c: u32, spec: Spec) -> (Option<Found>, bool) {
+    /// The shortest cycle of `spec`'s class in component `c` (for a timed
+    /// class, G-SIb: the shortest through each candidate edge that has
+    /// one), and whether the work bound cut the search short.
+    pub fn shortest(&mut self, comps: &Components, c: u32, spec: Spec) -> (Vec<Found>, bool) {
         let members = &comps.members[c as usize];
         let bits = spec.need.count_ones();
         let states = members.len() << bits;
@@ -290,11 +312,18 @@ impl<'g> Searcher<'g> {
             self.pred_edge.resize(states, 0);
         }
         let mut best: Option<Found> = None;
+        let mut each: Vec<Found> = Vec::new();
         for &u in members {
             let (succ, bundles) = self.g.out(u);
             for (i, &v) in succ.iter().enumerate() {
                 if comps.comp[v as usize] != c || bundles[i].mask & spec.candidate == 0 {
                     continue;
+                }
+                if spec.timed {
+                    match (self.started[u as usize], self.ended[v as usize]) {
+                        (Some(s), Some(e)) if !s.certainly_before(&e) => {}
+                        _ => continue,
+                    }
                 }
                 let b = bundles[i];
                 for k in b.start..b.start + b.len {
@@ -303,12 +332,16 @@ impl<'g> Searcher<'g> {
                         continue;
                     }
                     if best.as_ref().is_some_and(|f| f.cost <= 2) {
-                        return (best, false);
+                        return (best.into_iter().collect(), false);
                     }
                     if self.work > self.budget {
-                        return (best, true);
+                        each.extend(best);
+                        return (each, true);
                     }
-                    let bound = best.as_ref().map_or(u32::MAX, |f| f.cost);
+                    let bound = match &best {
+                        Some(f) if !spec.timed => f.cost,
+                        _ => u32::MAX,
+                    };
                     let cand = Hop {
                         from: u,
                         to: v,
@@ -336,12 +369,17 @@ impl<'g> Searcher<'g> {
                     if cost < bound {
                         let mut hops = vec![cand];
                         hops.extend(path);
-                        best = Some(Found { cost, hops });
+                        if spec.timed {
+                            each.push(Found { cost, hops });
+                        } else {
+                            best = Some(Found { cost, hops });
+                        }
                     }
                 }
             }
         }
-        (best, false)
+        each.extend(best);
+        (each, false)
     }
 
     /// Whether the cycle is IsoRel's exempt pair: an rw edge from a plain
@@ -406,6 +444,14 @@ impl<'g> Searcher<'g> {
         self.deque.clear();
         self.deque.push_back((v, 0));
         let exempt_rw = spec.exempt && cand_edge.bit == RW_PLAIN;
+        // The start chain is walked no further than the node that enters
+        // `u`: a path that goes further and still comes back to `u` holds an
+        // edge against start order (see `Spec::timed`).
+        let txns = self.g.txns as u32;
+        let chain_end = match self.entry.get(u as usize) {
+            Some(&k) if spec.timed && k > 0 => Some(txns + k - 1),
+            _ => None,
+        };
         while let Some((node, packed)) = self.deque.pop_front() {
             self.work += 1;
             let s = state(node, packed);
@@ -423,6 +469,9 @@ impl<'g> Searcher<'g> {
             for (i, &w) in succ.iter().enumerate() {
                 let b = bundles[i];
                 if comps.comp[w as usize] != c || b.mask & spec.path == 0 {
+                    continue;
+                }
+                if w >= txns && chain_end.is_none_or(|end| w > end) {
                     continue;
                 }
                 for k in b.start..b.start + b.len {
