@@ -71,10 +71,13 @@ pub fn check(history: &History, options: &Options) -> Report {
         .map(|d| timing.before_start(d) as u32)
         .collect();
     let mut searcher = Searcher::new(&graph, budget, &timing.started, &timing.ended, &entry);
-    let dsg = tarjan(&graph, if options.session_order { DSG | SO } else { DSG });
+    let dsg = tarjan(
+        &graph,
+        if options.session_order { DSG | SO } else { DSG },
+        None,
+    );
     stats.components = dsg.members.len();
     stats.largest_component = dsg.members.iter().map(Vec::len).max().unwrap_or(0);
-    drop(dsg);
     let exempt = options.exempt_locking_reads;
     let spec = |candidate, path, need| Spec {
         candidate,
@@ -83,7 +86,7 @@ pub fn check(history: &History, options: &Options) -> Report {
         exempt,
         timed: path & START != 0,
     };
-    let mut classes = vec![
+    let classes = [
         (Phenomenon::G0, spec(WW, WW, 0)),
         (Phenomenon::G1c, spec(WR, WW | WR, 0)),
         // G-single, in two families the vendor models tell apart: reads
@@ -93,34 +96,17 @@ pub fn check(history: &History, options: &Options) -> Report {
         (Phenomenon::GSingle, spec(RW, WW | WR, F_WRITE)),
         (Phenomenon::G2Item, spec(RW, DSG, F_RW)),
     ];
-    let chain = graph.nodes > graph.txns;
-    if chain {
-        // G-SIb: the same two families, closing through start order.
-        classes.push((
-            Phenomenon::GSIb,
-            spec(RW, WR_PLAIN | VSTART | START, F_START),
-        ));
-        classes.push((
-            Phenomenon::GSIb,
-            spec(RW, WW | WR | VSTART | START, F_START | F_WRITE),
-        ));
-    }
     for (phenomenon, spec) in classes {
-        // Each class is searched in the components of the edges it may use.
-        let comps = tarjan(&graph, spec.candidate | spec.path);
-        let mut covered = vec![
-            false;
-            if options.session_order {
-                graph.nodes
-            } else {
-                0
-            }
-        ];
+        // Each class is searched in the components of the edges it may use
+        // (inside the dependency graph's own components).
+        let comps = tarjan(&graph, spec.candidate | spec.path, Some(&dsg));
+        // Where the path back has no rw edge, its subgraph's ranks bound
+        // the search.
+        let ranks = (spec.path & RW == 0 && spec.path != spec.candidate)
+            .then(|| tarjan(&graph, spec.path, Some(&dsg)).rank);
+        let mut covered = vec![false; if options.session_order { graph.nodes } else { 0 }];
         for c in 0..comps.members.len() as u32 {
-            if phenomenon == Phenomenon::GSIb && !has_start(&graph, &comps, c) {
-                continue;
-            }
-            let (found, cut) = searcher.shortest(&comps, c, spec);
+            let (found, cut) = searcher.shortest(&comps, c, spec, ranks.as_deref());
             stats.searches_cut += usize::from(cut);
             if !found.is_empty() {
                 for &m in &comps.members[c as usize] {
@@ -133,7 +119,7 @@ pub fn check(history: &History, options: &Options) -> Report {
                 anomalies.push(ctx.cycle(phenomenon, &f, false));
             }
         }
-        if !options.session_order || phenomenon == Phenomenon::GSIb {
+        if !options.session_order {
             continue;
         }
         // Cycles of the class that need session order, in components
@@ -143,18 +129,36 @@ pub fn check(history: &History, options: &Options) -> Report {
             need: spec.need | F_SO,
             ..spec
         };
-        let comps = tarjan(&graph, session.candidate | session.path);
+        let comps = tarjan(&graph, session.candidate | session.path, Some(&dsg));
+        let ranks = (session.path & RW == 0)
+            .then(|| tarjan(&graph, session.path, Some(&dsg)).rank);
         for c in 0..comps.members.len() as u32 {
-            if comps.members[c as usize]
-                .iter()
-                .any(|&m| covered[m as usize])
-            {
+            if comps.members[c as usize].iter().any(|&m| covered[m as usize]) {
                 continue;
             }
-            let (found, cut) = searcher.shortest(&comps, c, session);
+            let (found, cut) = searcher.shortest(&comps, c, session, ranks.as_deref());
             stats.searches_cut += usize::from(cut);
             for f in found {
                 anomalies.push(ctx.cycle(phenomenon, &f, true));
+            }
+        }
+    }
+    drop(dsg);
+    if graph.nodes > graph.txns {
+        // G-SIb: the same two families, closing through start order, from
+        // each rw edge whose writer may have committed before its reader
+        // started (components are of no help: the start chain joins
+        // nearly everything).
+        let all = Components::whole(graph.nodes);
+        for spec in [
+            spec(RW, WR_PLAIN | VSTART | START, F_START),
+            spec(RW, WW | WR | VSTART | START, F_START | F_WRITE),
+        ] {
+            let ranks = tarjan(&graph, spec.path, None).rank;
+            let (found, cut) = searcher.shortest(&all, 0, spec, Some(&ranks));
+            stats.searches_cut += usize::from(cut);
+            for f in found {
+                anomalies.push(ctx.cycle(Phenomenon::GSIb, &f, false));
             }
         }
     }
@@ -455,16 +459,6 @@ fn exempted(g: &DepGraph) -> usize {
     n
 }
 
-/// Whether a component of the start-order graph has a start edge.
-fn has_start(g: &DepGraph, comps: &Components, c: u32) -> bool {
-    comps.members[c as usize].iter().any(|&u| {
-        let (succ, bundles) = g.out(u);
-        succ.iter()
-            .zip(bundles)
-            .any(|(&v, b)| b.mask & START != 0 && comps.comp[v as usize] == c)
-    })
-}
-
 /// What the assembly of anomalies reads.
 struct Ctx<'a> {
     h: &'a History,
@@ -487,7 +481,6 @@ impl Ctx<'_> {
         let mut hops: Vec<(u32, u32, Vec<usize>)> = Vec::new();
         let mut chain_from = NONE;
         for hop in &found.hops {
-            let ge = self.graph.gedges[hop.gedge as usize];
             if hop.to >= n {
                 if hop.from < n {
                     chain_from = hop.from;
@@ -498,6 +491,7 @@ impl Ctx<'_> {
                 hops.push((chain_from, hop.to, Vec::new()));
                 continue;
             }
+            let ge = self.graph.gedges[hop.gedge as usize];
             let cands: Vec<usize> = (ge.raw as usize..(ge.raw + ge.raw_len) as usize)
                 .filter(|&k| self.edges[k].via != Via::Intermediate)
                 .collect();

@@ -133,12 +133,32 @@ pub(crate) struct Components {
     pub local: Vec<u32>,
     /// Each component's nodes, ascending.
     pub members: Vec<Vec<u32>>,
+    /// Node → the order in which Tarjan finished its component (trivial
+    /// ones included; 0 for nodes it never visited). An edge between two
+    /// components goes from a higher rank to a lower one, so a path from
+    /// `v` to `u` only visits nodes ranked at least `u`'s.
+    pub rank: Vec<u32>,
+}
+
+impl Components {
+    /// All nodes as one component (for searches that need no components).
+    pub fn whole(n: usize) -> Components {
+        Components {
+            comp: vec![0; n],
+            local: (0..n as u32).collect(),
+            members: vec![(0..n as u32).collect()],
+            rank: Vec::new(),
+        }
+    }
 }
 
 /// Tarjan's algorithm with an explicit stack, over the edges whose kinds
-/// meet `mask`.
-pub(crate) fn tarjan(g: &DepGraph, mask: u8) -> Components {
+/// meet `mask`; with `within`, only inside its components (a component of
+/// a subgraph lies inside one of the whole graph's).
+pub(crate) fn tarjan(g: &DepGraph, mask: u8, within: Option<&Components>) -> Components {
     let n = g.nodes;
+    let inside =
+        |v: u32, w: u32| within.is_none_or(|o| o.comp[v as usize] == o.comp[w as usize]);
     let mut index = vec![NONE; n];
     let mut low = vec![0u32; n];
     let mut on_stack = vec![false; n];
@@ -149,8 +169,14 @@ pub(crate) fn tarjan(g: &DepGraph, mask: u8) -> Components {
         comp: vec![NONE; n],
         local: vec![NONE; n],
         members: Vec::new(),
+        rank: vec![0; n],
     };
-    for root in 0..n as u32 {
+    let mut finished = 1u32;
+    let roots: Box<dyn Iterator<Item = u32>> = match within {
+        Some(o) => Box::new(o.members.iter().flatten().copied()),
+        None => Box::new(0..n as u32),
+    };
+    for root in roots {
         if index[root as usize] != NONE {
             continue;
         }
@@ -158,7 +184,7 @@ pub(crate) fn tarjan(g: &DepGraph, mask: u8) -> Components {
         if !bundles
             .iter()
             .zip(succ)
-            .any(|(b, &w)| b.mask & mask != 0 && w != root)
+            .any(|(b, &w)| b.mask & mask != 0 && w != root && inside(root, w))
         {
             continue; // no edge out: a component of its own
         }
@@ -174,10 +200,10 @@ pub(crate) fn tarjan(g: &DepGraph, mask: u8) -> Components {
             while (*next as usize) < succ.len() {
                 let i = *next as usize;
                 *next += 1;
-                if bundles[i].mask & mask == 0 {
+                let w = succ[i];
+                if bundles[i].mask & mask == 0 || !inside(v, w) {
                     continue;
                 }
-                let w = succ[i];
                 if index[w as usize] == NONE {
                     index[w as usize] = counter;
                     low[w as usize] = counter;
@@ -200,11 +226,13 @@ pub(crate) fn tarjan(g: &DepGraph, mask: u8) -> Components {
                 loop {
                     let w = stack.pop().expect("v is on the stack");
                     on_stack[w as usize] = false;
+                    comps.rank[w as usize] = finished;
                     members.push(w);
                     if w == v {
                         break;
                     }
                 }
+                finished += 1;
                 if members.len() > 1 {
                     members.sort_unstable();
                     let c = comps.members.len() as u32;
@@ -301,7 +329,17 @@ impl<'g> Searcher<'g> {
     /// The shortest cycle of `spec`'s class in component `c` (for a timed
     /// class, G-SIb: the shortest through each candidate edge that has
     /// one), and whether the work bound cut the search short.
-    pub fn shortest(&mut self, comps: &Components, c: u32, spec: Spec) -> (Vec<Found>, bool) {
+    ///
+    /// With `rank` (the ranks of the subgraph of `spec.path`, which must
+    /// not hold rw edges), a path back only visits nodes ranked at least
+    /// the candidate's source.
+    pub fn shortest(
+        &mut self,
+        comps: &Components,
+        c: u32,
+        spec: Spec,
+        rank: Option<&[u32]>,
+    ) -> (Vec<Found>, bool) {
         let members = &comps.members[c as usize];
         let bits = spec.need.count_ones();
         let states = members.len() << bits;
@@ -319,9 +357,15 @@ impl<'g> Searcher<'g> {
                 if comps.comp[v as usize] != c || bundles[i].mask & spec.candidate == 0 {
                     continue;
                 }
+                if rank.is_some_and(|r| r[v as usize] < r[u as usize]) {
+                    continue; // v cannot reach u without an rw edge
+                }
+                let mut direct = false;
                 if spec.timed {
                     match (self.started[u as usize], self.ended[v as usize]) {
-                        (Some(s), Some(e)) if !s.certainly_before(&e) => {}
+                        (Some(s), Some(e)) if !s.certainly_before(&e) => {
+                            direct = e.certainly_before(&s);
+                        }
                         _ => continue,
                     }
                 }
@@ -338,6 +382,30 @@ impl<'g> Searcher<'g> {
                         each.extend(best);
                         return (each, true);
                     }
+                    if direct {
+                        // `v` committed before `u` started: the rw edge and
+                        // one start edge make a cycle as short as any. The
+                        // class with a write needs no cycle of its own here.
+                        if spec.need == F_START {
+                            let chain = self.g.txns as u32 + self.entry[u as usize] - 1;
+                            let start = |from, to| Hop {
+                                from,
+                                to,
+                                gedge: NONE,
+                            };
+                            let hops = vec![
+                                Hop {
+                                    from: u,
+                                    to: v,
+                                    gedge: k,
+                                },
+                                start(v, chain),
+                                start(chain, u),
+                            ];
+                            each.push(Found { cost: 2, hops });
+                        }
+                        continue;
+                    }
                     let bound = match &best {
                         Some(f) if !spec.timed => f.cost,
                         _ => u32::MAX,
@@ -347,7 +415,7 @@ impl<'g> Searcher<'g> {
                         to: v,
                         gedge: k,
                     };
-                    let Some(path) = self.path_back(comps, c, spec, cand, ge, bound) else {
+                    let Some(path) = self.path_back(comps, c, spec, cand, ge, bound, rank) else {
                         continue;
                     };
                     // The search finds walks; a walk that passes a node twice
@@ -409,7 +477,9 @@ impl<'g> Searcher<'g> {
         cand: Hop,
         cand_edge: GEdge,
         bound: u32,
+        rank: Option<&[u32]>,
     ) -> Option<Vec<Hop>> {
+        let floor = rank.map_or(0, |r| r[cand.from as usize]);
         let need = spec.need;
         let bits = need.count_ones();
         let pack = |flags: u8| -> u32 {
@@ -472,6 +542,9 @@ impl<'g> Searcher<'g> {
                     continue;
                 }
                 if w >= txns && chain_end.is_none_or(|end| w > end) {
+                    continue;
+                }
+                if rank.is_some_and(|r| r[w as usize] < floor) {
                     continue;
                 }
                 for k in b.start..b.start + b.len {
