@@ -296,9 +296,9 @@ pub(crate) struct Searcher<'g> {
     pred_edge: Vec<u32>,
     generation: u32,
     deque: std::collections::VecDeque<(u32, u32)>,
-    /// States and edges looked at so far.
+    /// States and edges the current search looked at.
     pub work: u64,
-    /// Stop once `work` passes this.
+    /// A search stops once `work` passes this.
     pub budget: u64,
 }
 
@@ -351,6 +351,17 @@ impl<'g> Searcher<'g> {
         }
         let mut best: Option<Found> = None;
         let mut each: Vec<Found> = Vec::new();
+        // Two edges make the shortest cycle there is; when the component
+        // has none of the class, the first cycle of three ends the search.
+        let mut floor = 3;
+        if !spec.timed {
+            if let Some(f) = self.two_edge_cycle(comps, c, spec) {
+                return (vec![f], false);
+            }
+        } else {
+            floor = 2;
+        }
+        self.work = 0;
         for &u in members {
             let (succ, bundles) = self.g.out(u);
             for (i, &v) in succ.iter().enumerate() {
@@ -375,7 +386,7 @@ impl<'g> Searcher<'g> {
                     if ge.bit & spec.candidate == 0 {
                         continue;
                     }
-                    if best.as_ref().is_some_and(|f| f.cost <= 2) {
+                    if best.as_ref().is_some_and(|f| f.cost <= floor) {
                         return (best.into_iter().collect(), false);
                     }
                     if self.work > self.budget {
@@ -448,6 +459,45 @@ impl<'g> Searcher<'g> {
         }
         each.extend(best);
         (each, false)
+    }
+
+    /// The first cycle of two edges of the class in the component: a
+    /// candidate `u → v` and an edge `v → u` that the path may use and that
+    /// collects what the class needs.
+    fn two_edge_cycle(&self, comps: &Components, c: u32, spec: Spec) -> Option<Found> {
+        for &u in &comps.members[c as usize] {
+            let (succ, bundles) = self.g.out(u);
+            for (i, &v) in succ.iter().enumerate() {
+                if comps.comp[v as usize] != c || bundles[i].mask & spec.candidate == 0 {
+                    continue;
+                }
+                let (back, back_bundles) = self.g.out(v);
+                let Ok(j) = back.binary_search(&u) else { continue };
+                if back_bundles[j].mask & spec.path == 0 {
+                    continue;
+                }
+                let b = bundles[i];
+                let bb = back_bundles[j];
+                for k in b.start..b.start + b.len {
+                    let ge = self.g.gedges[k as usize];
+                    if ge.bit & spec.candidate == 0 {
+                        continue;
+                    }
+                    for l in bb.start..bb.start + bb.len {
+                        let back_edge = self.g.gedges[l as usize];
+                        let hop = Hop { from: v, to: u, gedge: l };
+                        if back_edge.bit & spec.path != 0
+                            && flag_of(back_edge.bit) & spec.need == spec.need
+                            && !self.exempt_pair(spec, ge, &[hop])
+                        {
+                            let cand = Hop { from: u, to: v, gedge: k };
+                            return Some(Found { cost: 2, hops: vec![cand, hop] });
+                        }
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// Whether the cycle is IsoRel's exempt pair: an rw edge from a plain
