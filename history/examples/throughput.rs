@@ -234,9 +234,10 @@ fn simulate(n: usize, seed: u64) -> (History, Injected) {
     // A last transaction reads every row.
     let reader = n as TxnId + 1;
     clock += 1;
-    h.add_transaction(
-        Transaction::committed(reader).timed(Interval::new(clock, clock), Interval::new(clock + 1, clock + 1)),
-    )
+    h.add_transaction(Transaction::committed(reader).timed(
+        Interval::new(clock, clock),
+        Interval::new(clock + 1, clock + 1),
+    ))
     .unwrap();
     let stmt = StatementId::new(reader, 1);
     for (key, row) in rows.iter().enumerate() {

@@ -157,8 +157,7 @@ impl Components {
 /// a subgraph lies inside one of the whole graph's).
 pub(crate) fn tarjan(g: &DepGraph, mask: u8, within: Option<&Components>) -> Components {
     let n = g.nodes;
-    let inside =
-        |v: u32, w: u32| within.is_none_or(|o| o.comp[v as usize] == o.comp[w as usize]);
+    let inside = |v: u32, w: u32| within.is_none_or(|o| o.comp[v as usize] == o.comp[w as usize]);
     let mut index = vec![NONE; n];
     let mut low = vec![0u32; n];
     let mut on_stack = vec![false; n];
@@ -472,7 +471,9 @@ impl<'g> Searcher<'g> {
                     continue;
                 }
                 let (back, back_bundles) = self.g.out(v);
-                let Ok(j) = back.binary_search(&u) else { continue };
+                let Ok(j) = back.binary_search(&u) else {
+                    continue;
+                };
                 if back_bundles[j].mask & spec.path == 0 {
                     continue;
                 }
@@ -485,13 +486,24 @@ impl<'g> Searcher<'g> {
                     }
                     for l in bb.start..bb.start + bb.len {
                         let back_edge = self.g.gedges[l as usize];
-                        let hop = Hop { from: v, to: u, gedge: l };
+                        let hop = Hop {
+                            from: v,
+                            to: u,
+                            gedge: l,
+                        };
                         if back_edge.bit & spec.path != 0
                             && flag_of(back_edge.bit) & spec.need == spec.need
                             && !self.exempt_pair(spec, ge, &[hop])
                         {
-                            let cand = Hop { from: u, to: v, gedge: k };
-                            return Some(Found { cost: 2, hops: vec![cand, hop] });
+                            let cand = Hop {
+                                from: u,
+                                to: v,
+                                gedge: k,
+                            };
+                            return Some(Found {
+                                cost: 2,
+                                hops: vec![cand, hop],
+                            });
                         }
                     }
                 }

@@ -1,0 +1,283 @@
+//! `prepare`: IsoRel's instrumentation (Table 1 of the paper), at the IR level.
+//!
+//! Every table gets two columns, last: a row identity unique in the case
+//! (initial rows are numbered from 1, every row an INSERT lists gets the next
+//! free number as a literal) and the row's *writers*, the ids of the
+//! transactions that wrote it, in installation order, as text (`"0"` for the
+//! initial data, `"0,2,1"` after T2 and then T1 updated it). Then:
+//!
+//! - every SELECT also returns both columns (`SELECT *` already does);
+//! - every INSERT sets them: a fresh identity and the inserting transaction;
+//! - every UPDATE appends its transaction to the writers, in the same
+//!   statement (`writers || ',2'`, `CONCAT(writers, ',2')` in the MySQL family);
+//! - every DELETE, and every REPLACE into a table with a key, is preceded in
+//!   its transaction by a read of the rows it is about to remove, locking where
+//!   the dialect has `FOR UPDATE`, so the version each removed row had is seen.
+//!
+//! The columns have no constraint and no index, so they take no locks of their
+//! own; the reads before DELETE and REPLACE use the statement's own predicate.
+
+use crate::txn_ids::TxnIds;
+use txlab_plugin_api::prelude::*;
+
+/// The names of a table's two columns after `prepare`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuxColumns {
+    pub row_id: String,
+    pub writers: String,
+}
+
+/// `base`, or `base_1`, `base_2`, … when the table already has a column of that name.
+fn free_name(table: &Table, base: &str) -> String {
+    let taken = |name: &str| {
+        table
+            .columns
+            .iter()
+            .any(|c| c.name.eq_ignore_ascii_case(name))
+    };
+    std::iter::once(base.to_string())
+        .chain((1..).map(|k| format!("{base}_{k}")))
+        .find(|n| !taken(n))
+        .expect("some suffix is free")
+}
+
+/// The two columns of a table of a prepared case: the last two, named as
+/// `prepare` names them. `None` when this oracle did not prepare the table.
+pub fn aux_columns(table: &Table, row_id: &str, writers: &str) -> Option<AuxColumns> {
+    let n = table.columns.len();
+    if n < 2 {
+        return None;
+    }
+    let before = Table {
+        columns: table.columns[..n - 2].to_vec(),
+        ..table.clone()
+    };
+    let expected_row = free_name(&before, row_id);
+    let mut with_row = before.clone();
+    with_row.columns.push(table.columns[n - 2].clone());
+    let expected_writers = free_name(&with_row, writers);
+    let matches =
+        table.columns[n - 2].name == expected_row && table.columns[n - 1].name == expected_writers;
+    matches.then_some(AuxColumns {
+        row_id: expected_row,
+        writers: expected_writers,
+    })
+}
+
+/// A read `prepare` puts before a DELETE or REPLACE: only the two columns,
+/// ordered by the row identity (which no generated statement mentions), so
+/// that `check` tells it from the case's own reads.
+pub fn is_removal_read(select: &Select, aux: &AuxColumns) -> bool {
+    let col = |name: &str| Expr::column(name);
+    select.projection == Projection::Exprs(vec![col(&aux.row_id), col(&aux.writers)])
+        && select.order_by == vec![col(&aux.row_id)]
+}
+
+fn removal_read(
+    table: &str,
+    aux: &AuxColumns,
+    filter: Option<Expr>,
+    features: &Features,
+) -> Statement {
+    Statement::Select(Select {
+        table: table.to_string(),
+        projection: Projection::Exprs(vec![Expr::column(&aux.row_id), Expr::column(&aux.writers)]),
+        filter,
+        order_by: vec![Expr::column(&aux.row_id)],
+        // SQLite has no FOR UPDATE; there a writer holds the database's
+        // write lock, and a stale one fails instead of writing.
+        lock: if features.select_for_update {
+            RowLock::ForUpdate
+        } else {
+            RowLock::None
+        },
+    })
+}
+
+/// The rows a REPLACE of `insert` may remove: those equal to a new row on
+/// the primary key or on a UNIQUE key (an OR over rows and keys). `None` when
+/// the table has no key the INSERT sets, so nothing can collide.
+fn replaced_rows(table: &Table, insert: &Insert) -> Option<Expr> {
+    let keys = std::iter::once(&table.primary_key)
+        .chain(&table.unique)
+        .filter(|k| !k.is_empty());
+    let mut alternatives = Vec::new();
+    for key in keys {
+        let positions: Option<Vec<usize>> = key
+            .iter()
+            .map(|c| insert.columns.iter().position(|ic| ic == c))
+            .collect();
+        let Some(positions) = positions else {
+            continue; // a key column left to its default: NULL never collides
+        };
+        for row in &insert.rows {
+            let mut conjunction: Option<Expr> = None;
+            for (column, &at) in key.iter().zip(&positions) {
+                let eq = Expr::eq(Expr::column(column), row[at].clone());
+                conjunction = Some(match conjunction {
+                    None => eq,
+                    Some(c) => Expr::and(c, eq),
+                });
+            }
+            alternatives.extend(conjunction);
+        }
+    }
+    alternatives
+        .into_iter()
+        .reduce(|a, b| Expr::binary(BinaryOp::Or, a, b))
+}
+
+/// Adds the two columns to every table, numbers every row, and instruments
+/// every statement.
+pub fn instrument(
+    mut case: TestCase,
+    row_id: &str,
+    writers: &str,
+    features: &Features,
+) -> Result<TestCase, PluginError> {
+    let mut aux = Vec::new();
+    for table in &mut case.schema.tables {
+        let row = free_name(table, row_id);
+        table.columns.push(Column {
+            name: row.clone(),
+            ty: ColumnType::BigInt,
+            not_null: false,
+        });
+        let list = free_name(table, writers);
+        table.columns.push(Column {
+            name: list.clone(),
+            ty: ColumnType::Text,
+            not_null: false,
+        });
+        aux.push((
+            table.name.clone(),
+            AuxColumns {
+                row_id: row,
+                writers: list,
+            },
+        ));
+    }
+    let aux_of = |table: &str| {
+        aux.iter()
+            .find(|(t, _)| t == table)
+            .map(|(_, a)| a.clone())
+            .ok_or_else(|| {
+                PluginError::invalid_input(format!("table `{table}` is not in the schema"))
+            })
+    };
+    let mut next: i64 = 1;
+    for rows in &mut case.initial_rows {
+        let a = aux_of(&rows.table)?;
+        rows.columns.push(a.row_id);
+        rows.columns.push(a.writers);
+        for row in &mut rows.rows {
+            row.push(Value::Int(next));
+            row.push(Value::Text(TxnIds::INITIAL.to_string()));
+            next += 1;
+        }
+    }
+    let ids = TxnIds::of(&case);
+    // Statements `prepare` puts before each original one, by its position.
+    let mut added: Vec<Vec<Vec<Statement>>> = Vec::new();
+    for (t, txn) in case.transactions.iter_mut().enumerate() {
+        let autocommit = txn.kind == TxnKind::Autocommit;
+        let mut before_each = Vec::new();
+        for (s, statement) in txn.statements.iter_mut().enumerate() {
+            let writer = ids.id(StatementRef::new(t, s)).to_string();
+            let mut before = Vec::new();
+            match statement {
+                Statement::Select(select) => {
+                    let a = aux_of(&select.table)?;
+                    if let Projection::Exprs(exprs) = &mut select.projection {
+                        exprs.push(Expr::column(&a.row_id));
+                        exprs.push(Expr::column(&a.writers));
+                    }
+                }
+                Statement::Insert(insert) => {
+                    let a = aux_of(&insert.table)?;
+                    if insert
+                        .columns
+                        .iter()
+                        .any(|c| *c == a.row_id || *c == a.writers)
+                    {
+                        return Err(PluginError::invalid_input(format!(
+                            "an INSERT into `{}` already names an auxiliary column",
+                            insert.table
+                        )));
+                    }
+                    // An autocommit statement is a transaction of its own: a read
+                    // before it would be another one, and see nothing useful.
+                    if insert.on_conflict == OnConflict::Replace && !autocommit {
+                        let table = case
+                            .schema
+                            .table(&insert.table)
+                            .expect("the table exists: aux_of found it");
+                        if let Some(filter) = replaced_rows(table, insert) {
+                            before.push(removal_read(&insert.table, &a, Some(filter), features));
+                        }
+                    }
+                    insert.columns.push(a.row_id);
+                    insert.columns.push(a.writers);
+                    for row in &mut insert.rows {
+                        row.push(Expr::Literal(Value::Int(next)));
+                        row.push(Expr::Literal(Value::Text(writer.clone())));
+                        next += 1;
+                    }
+                }
+                Statement::Update(update) => {
+                    let a = aux_of(&update.table)?;
+                    update.assignments.push(Assignment {
+                        column: a.writers.clone(),
+                        value: Expr::Concat(vec![
+                            Expr::column(&a.writers),
+                            Expr::Literal(Value::Text(format!(",{writer}"))),
+                        ]),
+                    });
+                }
+                Statement::Delete(delete) => {
+                    let a = aux_of(&delete.table)?;
+                    if !autocommit {
+                        before.push(removal_read(
+                            &delete.table,
+                            &a,
+                            delete.filter.clone(),
+                            features,
+                        ));
+                    }
+                }
+                _ => {}
+            }
+            before_each.push(before);
+        }
+        added.push(before_each);
+    }
+    // Splice the added reads in, each right before its statement, in the
+    // transaction and in the submitted order.
+    let mut new_position: Vec<Vec<usize>> = Vec::new();
+    for (t, txn) in case.transactions.iter_mut().enumerate() {
+        let mut statements = Vec::new();
+        let mut positions = Vec::new();
+        for (s, statement) in std::mem::take(&mut txn.statements).into_iter().enumerate() {
+            statements.append(&mut added[t][s]);
+            positions.push(statements.len());
+            statements.push(statement);
+        }
+        txn.statements = statements;
+        new_position.push(positions);
+    }
+    let mut order = Vec::new();
+    for at in &case.submitted_order {
+        let (t, s) = (at.txn(), at.stmt());
+        let to = new_position[t][s];
+        let from = if s == 0 {
+            0
+        } else {
+            new_position[t][s - 1] + 1
+        };
+        for k in from..=to {
+            order.push(StatementRef::new(t, k));
+        }
+    }
+    case.submitted_order = order;
+    Ok(case)
+}
