@@ -14,6 +14,7 @@ const SHIPPING: &[&str] = &[
     "txlab-generator-random",
     "txlab-oracle-wss",
     "txlab-oracle-troc",
+    "txlab-oracle-isorel",
 ];
 
 struct Env {
@@ -267,6 +268,32 @@ fn check_config_accepts_every_shipped_pipeline() {
         checked += 1;
     }
     assert!(checked >= 6, "only {checked} pipelines in configs/");
+}
+
+/// IsoRel's instrumentation, Troc's row ids and WSS's replays on the same runs:
+/// isorel finds its columns by name, troc finds its own last.
+#[test]
+fn isorel_troc_and_wss_judge_the_same_runs() {
+    let env = Env::new(&[]);
+    let text = pipeline(
+        "random",
+        &[
+            "plugin = \"isorel\"",
+            "plugin = \"troc\"",
+            "plugin = \"wss\"",
+        ],
+    )
+    .replace("cases = 5", "cases = 60")
+    .replace(
+        "plugin = \"random\"\n",
+        "plugin = \"random\"\n[generator.config]\ntables = [1, 1]\ntransactions = [2, 2]\n",
+    );
+    let p = env.pipeline("p.toml", &text);
+    let out = env.out();
+    let o = env.txlab(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}\n{}", stdout(&o), stderr(&o));
+    let s = summary(&run_dir(&out));
+    assert_eq!(s["passed"], 60, "{s}");
 }
 
 #[test]

@@ -82,6 +82,7 @@ async fn run_pipeline(
         "txlab-generator-random",
         "txlab-oracle-wss",
         "txlab-oracle-troc",
+        "txlab-oracle-isorel",
         "txlab-fixture-panicky",
     ]);
     let o = Command::new(env!("CARGO_BIN_EXE_txlab"))
@@ -144,6 +145,32 @@ async fn the_mariadb_pipeline_runs_and_cleans_up() {
     {
         // WSS replays, so the worker has a scratch database beside its case database.
         assert_eq!(database_roles(&run_dir), ["case", "scratch"]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_isorel_pipelines_run_on_both_servers() {
+    for (kind, config) in [
+        (ServerKind::Mysql, "configs/isorel-mariadb.toml"),
+        (ServerKind::Postgres, "configs/isorel-postgres.toml"),
+    ] {
+        let out = tempfile::tempdir().unwrap();
+        if let Some(run_dir) = run_pipeline(kind, config, 60, out.path()).await {
+            let summary: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(run_dir.join("summary.json")).unwrap(),
+            )
+            .unwrap();
+            // Every case was judged: IsoRel reads the dependencies off the
+            // results, whatever the timing.
+            let undecided_isorel: u64 = summary["undecided_reasons"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .filter(|(k, _)| k.starts_with("isorel"))
+                .map(|(_, n)| n.as_u64().unwrap())
+                .sum();
+            assert_eq!(undecided_isorel, 0, "{config}: {summary}");
+        }
     }
 }
 

@@ -41,26 +41,33 @@ fn free_name(table: &Table, base: &str) -> String {
         .expect("some suffix is free")
 }
 
-/// The two columns of a table of a prepared case: the last two, named as
-/// `prepare` names them. `None` when this oracle did not prepare the table.
+/// Whether `name` is `base` or `base_<k>`, as [`free_name`] makes names.
+fn named_like(name: &str, base: &str) -> bool {
+    name == base
+        || name
+            .strip_prefix(base)
+            .and_then(|rest| rest.strip_prefix('_'))
+            .is_some_and(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The two columns of a table of a prepared case, found by name (another
+/// oracle may have added columns after them): the last column named like the
+/// row identity, with an integer type, and the last named like the writers,
+/// with a text type. `None` when this oracle did not prepare the table.
 pub fn aux_columns(table: &Table, row_id: &str, writers: &str) -> Option<AuxColumns> {
-    let n = table.columns.len();
-    if n < 2 {
-        return None;
-    }
-    let before = Table {
-        columns: table.columns[..n - 2].to_vec(),
-        ..table.clone()
+    let last = |base: &str, ok: &dyn Fn(ColumnType) -> bool| {
+        table
+            .columns
+            .iter()
+            .rev()
+            .find(|c| named_like(&c.name, base) && ok(c.ty))
+            .map(|c| c.name.clone())
     };
-    let expected_row = free_name(&before, row_id);
-    let mut with_row = before.clone();
-    with_row.columns.push(table.columns[n - 2].clone());
-    let expected_writers = free_name(&with_row, writers);
-    let matches =
-        table.columns[n - 2].name == expected_row && table.columns[n - 1].name == expected_writers;
-    matches.then_some(AuxColumns {
-        row_id: expected_row,
-        writers: expected_writers,
+    Some(AuxColumns {
+        row_id: last(row_id, &|t| {
+            matches!(t, ColumnType::BigInt | ColumnType::Int)
+        })?,
+        writers: last(writers, &|t| matches!(t, ColumnType::Text))?,
     })
 }
 
