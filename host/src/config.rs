@@ -122,6 +122,16 @@ impl Default for ExecutorSection {
     }
 }
 
+impl ExecutorSection {
+    /// The server-side limits every session of the run gets.
+    pub fn session_limits(&self) -> txlab_plugin_api::ir::SessionLimits {
+        txlab_plugin_api::ir::SessionLimits {
+            statement_timeout_ms: self.statement_timeout.0.as_millis() as u64,
+            lock_wait_timeout_ms: self.lock_wait_timeout.0.as_millis() as u64,
+        }
+    }
+}
+
 /// How findings are reduced to a minimal case.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]

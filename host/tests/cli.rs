@@ -296,6 +296,70 @@ fn isorel_troc_and_wss_judge_the_same_runs() {
     assert_eq!(s["passed"], 60, "{s}");
 }
 
+/// `txlab generate`: the same seed prints byte-identical cases, another seed
+/// others; `--sql` renders them per session; nothing runs.
+#[test]
+fn generate_prints_the_cases_a_seed_makes() {
+    let env = Env::new(&[]);
+    let generate = |extra: &[&str]| {
+        let mut args = vec!["generate", "configs/quickstart.toml", "--cases", "5"];
+        args.extend_from_slice(extra);
+        let o = env.txlab(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let a = generate(&["--seed", "9"]);
+    assert_eq!(a, generate(&["--seed", "9"]));
+    assert_ne!(a, generate(&["--seed", "10"]));
+    let lines: Vec<&str> = a.lines().collect();
+    assert_eq!(lines.len(), 5, "{a}");
+    for line in &lines {
+        let case: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(case["transactions"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()));
+    }
+    // The very case a run with that seed makes (the fixture oracle writes
+    // every case it sees as a finding, with the generated case).
+    let env = Env::new(&["txlab-fixture-panicky"]);
+    let p = env.pipeline("p.toml", &pipeline("random", &["plugin = \"accuse\""]));
+    let o = env.txlab(&[
+        "generate",
+        p.to_str().unwrap(),
+        "--cases",
+        "4",
+        "--seed",
+        "9",
+    ]);
+    let printed: serde_json::Value =
+        serde_json::from_str(stdout(&o).lines().nth(3).unwrap()).unwrap();
+    let out = env.out();
+    let o = env.txlab(&[
+        "run",
+        p.to_str().unwrap(),
+        "--seed",
+        "9",
+        "--case",
+        "3",
+        "--no-reduce",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let ran: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(run_dir(&out).join("findings/case-000003-accuse/generated.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(printed, ran);
+    let sql = generate(&["--seed", "9", "--sql", "--prepared"]);
+    assert_eq!(sql.matches("-- case ").count(), 5, "{sql}");
+    assert!(
+        sql.contains("CREATE TABLE") && sql.contains("/* T1.1 */ BEGIN"),
+        "{sql}"
+    );
+}
+
 #[test]
 fn malformed_toml_is_reported_with_file_line_and_key() {
     let env = Env::new(&[]);

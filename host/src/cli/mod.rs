@@ -4,6 +4,7 @@
 mod bench;
 mod check_config;
 mod finding;
+mod generate;
 mod plugins;
 mod reduce;
 mod replay;
@@ -66,6 +67,9 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Run a pipeline.
     Run(run::RunArgs),
+    /// Print the cases a pipeline would run, without running them: one JSON
+    /// document per line, or the rendered SQL per session with --sql.
+    Generate(generate::GenerateArgs),
     /// Run a finding's case again (from its generated.json) and say whether
     /// the oracle reports the same finding: to check a fix, or flakiness.
     Replay(replay::ReplayArgs),
@@ -109,6 +113,7 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
         Command::CheckConfig { pipeline } => check_config::run(cli, pipeline),
         Command::Bench(args) => bench::run(cli, args),
         Command::Run(args) => run::run(cli, args),
+        Command::Generate(args) => generate::run(cli, args),
         Command::Replay(args) => replay::run(cli, args),
         Command::Reduce(args) => reduce::run(cli, args),
     }

@@ -23,7 +23,8 @@ pub use summary::{Exercised, RunSummary};
 
 use crate::setup::{Environment, Resolved, SetupError};
 use indicatif::{ProgressBar, ProgressStyle};
-use output::{open_log, prepare_output, random_seed};
+pub use output::random_seed;
+use output::{open_log, prepare_output};
 use plan::Plan;
 use shared::Shared;
 use std::collections::BTreeMap;

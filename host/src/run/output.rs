@@ -44,7 +44,7 @@ pub(super) fn open_log(path: &Path) -> Result<std::fs::File, SetupError> {
 }
 
 /// A seed for a run that names none.
-pub(super) fn random_seed() -> u64 {
+pub fn random_seed() -> u64 {
     let t = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .unwrap_or_default();

@@ -103,10 +103,7 @@ impl Environment {
                     + e.lock_wait_timeout.0
                     + Duration::from_secs(2),
             },
-            limits: SessionLimits {
-                statement_timeout_ms: e.statement_timeout.0.as_millis() as u64,
-                lock_wait_timeout_ms: e.lock_wait_timeout.0.as_millis() as u64,
-            },
+            limits: e.session_limits(),
             runtime,
         })
     }
