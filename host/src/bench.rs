@@ -150,6 +150,7 @@ fn case(isolation: IsolationLevel, transactions: Vec<Vec<Statement>>, order: &[u
             })
             .collect(),
         submitted_order,
+        intent: None,
     }
 }
 

@@ -206,6 +206,7 @@ fn case(level: IsolationLevel, txns: Vec<Vec<Statement>>, order: &[usize]) -> Te
                 StatementRef::new(t - 1, next[t - 1] - 1)
             })
             .collect(),
+        intent: None,
     }
 }
 

@@ -51,6 +51,7 @@ pub fn two_transaction_case(first: IsolationLevel, second: IsolationLevel) -> Te
             StatementRef::new(0, 2),
             StatementRef::new(1, 3),
         ],
+        intent: None,
     }
 }
 

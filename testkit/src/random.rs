@@ -57,6 +57,7 @@ pub fn random_case(seed: u64) -> TestCase {
         initial_rows,
         transactions,
         submitted_order,
+        intent: None,
     }
 }
 

@@ -576,6 +576,7 @@ fn two_txn_case() -> TestCase {
             },
         ],
         submitted_order: vec![],
+        intent: None,
     }
 }
 

@@ -50,6 +50,7 @@ fn case(txns: &[&[&str]], order: &[usize]) -> (TestCase, RenderedCase) {
             })
             .collect(),
         submitted_order,
+        intent: None,
     };
     case.validate().expect("test cases are valid");
     let rendered = RenderedCase {

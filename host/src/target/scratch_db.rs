@@ -38,6 +38,7 @@ fn tables_only(schema: Schema, rows: Vec<TableRows>) -> TestCase {
         initial_rows: rows,
         transactions: Vec::new(),
         submitted_order: Vec::new(),
+        intent: None,
     }
 }
 

@@ -139,6 +139,25 @@ pub struct TestCase {
     /// The order the executor submits statements in; it lists every statement once
     /// and keeps each transaction's own order.
     pub submitted_order: Vec<StatementRef>,
+    /// What the generator set the case up to show, when it knows (a pattern
+    /// generator does): reports and the run summary count cases by it. IR 1.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent: Option<CaseIntent>,
+}
+
+/// The anomaly a case was generated to provoke.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaseIntent {
+    /// The pattern's name, e.g. `lost-update` or `aptrans-37`.
+    pub pattern: String,
+    /// The anomaly it sets up, e.g. `lost update`.
+    pub anomaly: String,
+    /// Its phenomenon in Adya's terms, e.g. `G-single`, where one applies.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub phenomenon: String,
+    /// The isolation levels whose standard definition forbids it.
+    #[serde(default)]
+    pub forbidden_at: Vec<IsolationLevel>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -486,6 +486,7 @@ mod tests {
                 statements: vec![Statement::Begin, Statement::Commit, Statement::Rollback],
             }],
             submitted_order: vec![at(0, 0), at(0, 1), at(0, 2)],
+            intent: None,
         };
         let record = |s, outcome| StatementRecord {
             at: at(0, s),
@@ -553,6 +554,7 @@ mod tests {
                 statements: vec![Statement::Begin, Statement::Commit],
             }],
             submitted_order: vec![at(0, 0), at(0, 1)],
+            intent: None,
         };
         let record = |s| StatementRecord {
             at: at(0, s),

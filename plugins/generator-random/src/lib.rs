@@ -82,6 +82,7 @@ impl RandomGenerator {
             initial_rows: db.initial_rows,
             transactions,
             submitted_order,
+            intent: None,
         }
     }
 }

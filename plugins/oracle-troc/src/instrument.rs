@@ -169,6 +169,7 @@ mod tests {
                 StatementRef::new(0, 1),
                 StatementRef::new(0, 2),
             ],
+            intent: None,
         };
         let prepared = instrument(case, "rid").unwrap();
         let unprepared = table(&["rid", "a"]);

@@ -99,6 +99,7 @@ fn unobserved_runs_and_unprepared_cases_are_undecided() {
         initial_rows: vec![rows(&t, vec![vec![int(1), int(1)]])],
         transactions: case.transactions.clone(),
         submitted_order: case.submitted_order.clone(),
+        intent: None,
     };
     let r = expect_undecided(check(&mut o, &raw, &serial_history(&raw, &[0, 1])));
     assert!(r.contains("was not prepared by troc"), "{r}");

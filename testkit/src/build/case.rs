@@ -24,6 +24,7 @@ pub fn case_of(
         initial_rows,
         transactions,
         submitted_order,
+        intent: None,
     };
     case.validate().unwrap();
     case

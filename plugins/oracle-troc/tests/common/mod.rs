@@ -195,6 +195,7 @@ pub fn prepared(
         initial_rows,
         transactions,
         submitted_order,
+        intent: None,
     };
     case.validate().unwrap();
     let case = oracle.prepare(case).unwrap();

@@ -131,6 +131,7 @@ pub fn case(
         initial_rows,
         transactions,
         submitted_order,
+        intent: None,
     };
     case.validate().unwrap();
     case
