@@ -172,9 +172,11 @@ pub(crate) fn tarjan(g: &DepGraph, mask: u8, within: Option<&Components>) -> Com
         rank: vec![0; n],
     };
     let mut finished = 1u32;
+    // Latest transactions first: their searches stay short, and the ranks
+    // follow time more closely.
     let roots: Box<dyn Iterator<Item = u32>> = match within {
-        Some(o) => Box::new(o.members.iter().flatten().copied()),
-        None => Box::new(0..n as u32),
+        Some(o) => Box::new(o.members.iter().rev().flat_map(|m| m.iter().rev()).copied()),
+        None => Box::new((0..n as u32).rev()),
     };
     for root in roots {
         if index[root as usize] != NONE {
@@ -340,125 +342,171 @@ impl<'g> Searcher<'g> {
         spec: Spec,
         rank: Option<&[u32]>,
     ) -> (Vec<Found>, bool) {
-        let members = &comps.members[c as usize];
-        let bits = spec.need.count_ones();
-        let states = members.len() << bits;
+        let states = comps.members[c as usize].len() << spec.need.count_ones();
         if self.stamp.len() < states {
             self.stamp.resize(states, 0);
             self.dist.resize(states, 0);
             self.pred.resize(states, 0);
             self.pred_edge.resize(states, 0);
         }
-        let mut best: Option<Found> = None;
-        let mut each: Vec<Found> = Vec::new();
-        // Two edges make the shortest cycle there is; when the component
-        // has none of the class, the first cycle of three ends the search.
-        let mut floor = 3;
-        if !spec.timed {
-            if let Some(f) = self.two_edge_cycle(comps, c, spec) {
-                return (vec![f], false);
-            }
-        } else {
-            floor = 2;
-        }
         self.work = 0;
-        for &u in members {
+        if spec.timed {
+            self.each_timed(comps, c, spec, rank)
+        } else {
+            let (found, cut) = self.deepening(comps, c, spec, rank);
+            (found.into_iter().collect(), cut)
+        }
+    }
+
+    /// The candidate edges of the class in the component, in order.
+    fn candidates(&self, comps: &Components, c: u32, spec: Spec, rank: Option<&[u32]>) -> Vec<Hop> {
+        let mut out = Vec::new();
+        for &u in &comps.members[c as usize] {
             let (succ, bundles) = self.g.out(u);
             for (i, &v) in succ.iter().enumerate() {
-                if comps.comp[v as usize] != c || bundles[i].mask & spec.candidate == 0 {
+                let b = bundles[i];
+                if comps.comp[v as usize] != c || b.mask & spec.candidate == 0 {
                     continue;
                 }
                 if rank.is_some_and(|r| r[v as usize] < r[u as usize]) {
                     continue; // v cannot reach u without an rw edge
                 }
-                let mut direct = false;
-                if spec.timed {
-                    match (self.started[u as usize], self.ended[v as usize]) {
-                        (Some(s), Some(e)) if !s.certainly_before(&e) => {
-                            direct = e.certainly_before(&s);
-                        }
-                        _ => continue,
-                    }
-                }
-                let b = bundles[i];
                 for k in b.start..b.start + b.len {
-                    let ge = self.g.gedges[k as usize];
-                    if ge.bit & spec.candidate == 0 {
-                        continue;
-                    }
-                    if best.as_ref().is_some_and(|f| f.cost <= floor) {
-                        return (best.into_iter().collect(), false);
-                    }
-                    if self.work > self.budget {
-                        each.extend(best);
-                        return (each, true);
-                    }
-                    if direct {
-                        // `v` committed before `u` started: the rw edge and
-                        // one start edge make a cycle as short as any. The
-                        // class with a write needs no cycle of its own here.
-                        if spec.need == F_START {
-                            let chain = self.g.txns as u32 + self.entry[u as usize] - 1;
-                            let start = |from, to| Hop {
-                                from,
-                                to,
-                                gedge: NONE,
-                            };
-                            let hops = vec![
-                                Hop {
-                                    from: u,
-                                    to: v,
-                                    gedge: k,
-                                },
-                                start(v, chain),
-                                start(chain, u),
-                            ];
-                            each.push(Found { cost: 2, hops });
-                        }
-                        continue;
-                    }
-                    let bound = match &best {
-                        Some(f) if !spec.timed => f.cost,
-                        _ => u32::MAX,
-                    };
-                    let cand = Hop {
-                        from: u,
-                        to: v,
-                        gedge: k,
-                    };
-                    let Some(path) = self.path_back(comps, c, spec, cand, ge, bound, rank) else {
-                        continue;
-                    };
-                    // The search finds walks; a walk that passes a node twice
-                    // strings a loop onto the cycle. Without its loops the
-                    // cycle must still be of the class (else the loops
-                    // carried what the class needs, and the loop-free cycle
-                    // belongs to a class searched for on its own).
-                    let path = erase_loops(path);
-                    let flags = path
-                        .iter()
-                        .fold(0, |f, h| f | flag_of(self.g.gedges[h.gedge as usize].bit));
-                    if flags & spec.need != spec.need || self.exempt_pair(spec, ge, &path) {
-                        continue;
-                    }
-                    let cost = 1 + path
-                        .iter()
-                        .map(|h| cost_of(self.g.gedges[h.gedge as usize].bit))
-                        .sum::<u32>();
-                    if cost < bound {
-                        let mut hops = vec![cand];
-                        hops.extend(path);
-                        if spec.timed {
-                            each.push(Found { cost, hops });
-                        } else {
-                            best = Some(Found { cost, hops });
-                        }
+                    if self.g.gedges[k as usize].bit & spec.candidate != 0 {
+                        out.push(Hop { from: u, to: v, gedge: k });
                     }
                 }
             }
         }
-        each.extend(best);
-        (each, false)
+        out
+    }
+
+    /// The shortest cycle through any candidate, by rounds of growing
+    /// length limits (3, 5, 8, 12, …): within a round every candidate's
+    /// search stops at the limit or at the shortest cycle found so far, so
+    /// the first round that finds a cycle proves it the shortest, and the
+    /// searches never go far beyond it. A round in which no search reached
+    /// its limit shows there is no cycle of the class.
+    fn deepening(
+        &mut self,
+        comps: &Components,
+        c: u32,
+        spec: Spec,
+        rank: Option<&[u32]>,
+    ) -> (Option<Found>, bool) {
+        if let Some(f) = self.two_edge_cycle(comps, c, spec) {
+            return (Some(f), false);
+        }
+        let candidates = self.candidates(comps, c, spec, rank);
+        let mut limit = 3u32;
+        // No cycle is shorter than this (the rounds before found none).
+        let mut least = 3u32;
+        loop {
+            let mut best: Option<Found> = None;
+            let mut limited = false;
+            for &cand in &candidates {
+                if self.work > self.budget {
+                    return (best, true);
+                }
+                let bound = best.as_ref().map_or(limit + 1, |f| f.cost);
+                let (found, hit) = self.closing(comps, c, spec, cand, bound, rank);
+                limited |= hit;
+                if let Some(f) = found {
+                    let done = f.cost <= least;
+                    best = Some(f);
+                    if done {
+                        break;
+                    }
+                }
+            }
+            if best.is_some() || !limited {
+                return (best, false);
+            }
+            least = limit + 1;
+            limit = limit + limit / 2 + 1;
+        }
+    }
+
+    /// G-SIb: for each candidate rw edge `u → v` whose writer may have
+    /// committed before its reader started, the shortest cycle through it.
+    fn each_timed(
+        &mut self,
+        comps: &Components,
+        c: u32,
+        spec: Spec,
+        rank: Option<&[u32]>,
+    ) -> (Vec<Found>, bool) {
+        let mut out = Vec::new();
+        for cand in self.candidates(comps, c, spec, rank) {
+            let (u, v) = (cand.from, cand.to);
+            let (Some(started), Some(ended)) = (self.started[u as usize], self.ended[v as usize])
+            else {
+                continue;
+            };
+            if started.certainly_before(&ended) {
+                continue; // see `Spec::timed`
+            }
+            if ended.certainly_before(&started) {
+                // `v` committed before `u` started: the rw edge and one
+                // start edge make a cycle as short as any. The class with a
+                // write needs no cycle of its own here.
+                if spec.need == F_START {
+                    let chain = self.g.txns as u32 + self.entry[u as usize] - 1;
+                    let start = |from, to| Hop { from, to, gedge: NONE };
+                    out.push(Found {
+                        cost: 2,
+                        hops: vec![cand, start(v, chain), start(chain, u)],
+                    });
+                }
+                continue;
+            }
+            if self.work > self.budget {
+                return (out, true);
+            }
+            if let (Some(f), _) = self.closing(comps, c, spec, cand, u32::MAX, rank) {
+                out.push(f);
+            }
+        }
+        (out, false)
+    }
+
+    /// The shortest cycle of the class through `cand` that costs less than
+    /// `bound`, and whether the search reached the bound.
+    fn closing(
+        &mut self,
+        comps: &Components,
+        c: u32,
+        spec: Spec,
+        cand: Hop,
+        bound: u32,
+        rank: Option<&[u32]>,
+    ) -> (Option<Found>, bool) {
+        let ge = self.g.gedges[cand.gedge as usize];
+        let (path, hit) = self.path_back(comps, c, spec, cand, ge, bound, rank);
+        let Some(path) = path else {
+            return (None, hit);
+        };
+        // The search finds walks; a walk that passes a node twice strings a
+        // loop onto the cycle. Without its loops the cycle must still be of
+        // the class (else the loops carried what the class needs, and the
+        // loop-free cycle belongs to a class searched for on its own).
+        let path = erase_loops(path);
+        let flags = path
+            .iter()
+            .fold(0, |f, h| f | flag_of(self.g.gedges[h.gedge as usize].bit));
+        if flags & spec.need != spec.need || self.exempt_pair(spec, ge, &path) {
+            return (None, hit);
+        }
+        let cost = 1 + path
+            .iter()
+            .map(|h| cost_of(self.g.gedges[h.gedge as usize].bit))
+            .sum::<u32>();
+        if cost >= bound {
+            return (None, hit);
+        }
+        let mut hops = vec![cand];
+        hops.extend(path);
+        (Some(Found { cost, hops }), hit)
     }
 
     /// The first cycle of two edges of the class in the component: a
@@ -528,7 +576,7 @@ impl<'g> Searcher<'g> {
         cand_edge: GEdge,
         bound: u32,
         rank: Option<&[u32]>,
-    ) -> Option<Vec<Hop>> {
+    ) -> (Option<Vec<Hop>>, bool) {
         let floor = rank.map_or(0, |r| r[cand.from as usize]);
         let need = spec.need;
         let bits = need.count_ones();
@@ -580,10 +628,10 @@ impl<'g> Searcher<'g> {
             // one costs at least d + 1 (the candidate): nothing left beats
             // `bound`.
             if d.saturating_add(1) >= bound {
-                break;
+                return (None, true);
             }
             if node == u && packed == full {
-                return Some(self.unwind(comps, bits, u, packed));
+                return (Some(self.unwind(comps, bits, u, packed)), false);
             }
             let (succ, bundles) = self.g.out(node);
             for (i, &w) in succ.iter().enumerate() {
@@ -629,7 +677,7 @@ impl<'g> Searcher<'g> {
                 }
             }
         }
-        None
+        (None, false)
     }
 
     /// The path to `(u, packed)` read back from the predecessors.
