@@ -66,8 +66,8 @@ pub fn check(history: &History, options: &Options) -> Report {
         stats.exempted_cycles = exempted(&graph);
     }
 
-    // Each search may look at a few times the graph's size.
-    let budget = 4 * (graph.nodes as u64 + graph.gedges.len() as u64) + (1 << 22);
+    // Each exact search may look at about twice the graph's size.
+    let budget = 2 * (graph.nodes as u64 + graph.gedges.len() as u64) + (1 << 22);
     let entry: Vec<u32> = (0..txns.ids.len() as u32)
         .map(|d| timing.before_start(d) as u32)
         .collect();

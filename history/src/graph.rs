@@ -406,7 +406,7 @@ impl<'g> Searcher<'g> {
             let mut limited = false;
             for &cand in &candidates {
                 if self.work > self.budget {
-                    return (best, true);
+                    return (best.or_else(|| self.any_cycle(comps, c, spec, &candidates, rank)), true);
                 }
                 let bound = best.as_ref().map_or(limit + 1, |f| f.cost);
                 let (found, hit) = self.closing(comps, c, spec, cand, bound, rank);
@@ -425,6 +425,25 @@ impl<'g> Searcher<'g> {
             least = limit + 1;
             limit = limit + limit / 2 + 1;
         }
+    }
+
+    /// When the exact search ran out of work: the first cycle of the class
+    /// that a few unbounded searches find (a cycle, not proven the
+    /// shortest).
+    fn any_cycle(
+        &mut self,
+        comps: &Components,
+        c: u32,
+        spec: Spec,
+        candidates: &[Hop],
+        rank: Option<&[u32]>,
+    ) -> Option<Found> {
+        for &cand in candidates.iter().take(8) {
+            if let (Some(f), _) = self.closing(comps, c, spec, cand, u32::MAX, rank) {
+                return Some(f);
+            }
+        }
+        None
     }
 
     /// G-SIb: for each candidate rw edge `u → v` whose writer may have
