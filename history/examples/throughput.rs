@@ -6,13 +6,14 @@
 //! ```
 //!
 //! Each history is simulated: 8 sessions run transactions of 2–6 operations
-//! (plain and locking reads, updates, a few deletes, 3% rollbacks) over a key space of a quarter as many rows as transactions,
+//! (plain and locking reads, updates, a few deletes, 3% rollbacks) over a
+//! key space of a quarter as many rows as transactions,
 //! one percent of them hot (a tenth of the operations), under snapshot
 //! isolation with first-committer-wins, so its only anomalies are write
-//! skews. A few anomalies are injected: lost updates (a commit that skips
-//! the write-conflict check), stale reads (a read that misses the latest
-//! version its snapshot holds) and dirty reads of a write that is then
-//! rolled back. Every transaction has exact timing, so the G-SI checks run
+//! skews. A few anomalies are injected: lost updates (5% of the commits
+//! that first-committer-wins would refuse go through), stale reads (a read that misses the latest
+//! version its snapshot holds, committed at most 1000 commits before the
+//! snapshot) and dirty reads of a write that is then rolled back. Every transaction has exact timing, so the G-SI checks run
 //! too. A last transaction reads every row.
 //!
 //! Printed per size: the time to build the history and to check it,
@@ -20,10 +21,14 @@
 //! process's peak resident memory (`VmHWM`) after the check.
 
 use std::collections::BTreeMap;
+use std::fmt::Write;
 use std::time::Instant;
 use txlab_history::*;
 
 const SESSIONS: usize = 8;
+/// A stale read misses a version committed at most this many commits
+/// before its snapshot.
+const STALE_WINDOW: u64 = 1_000;
 
 /// A small deterministic generator (xorshift*), so runs are repeatable.
 struct Rng(u64);
@@ -62,7 +67,6 @@ struct Running {
     deletes: Vec<u64>,
     started: u64,
     must_abort: bool,
-    skip_conflict_check: bool,
 }
 
 #[derive(Default)]
@@ -109,30 +113,28 @@ fn simulate(n: usize, seed: u64) -> (History, Injected) {
                     deletes: Vec::new(),
                     started: clock,
                     must_abort: false,
-                    skip_conflict_check: rng.chance(50),
                 });
             }
             continue;
         };
         if t.ops_left == 0 {
-            // COMMIT or ROLLBACK
+            // COMMIT or ROLLBACK; first committer wins, except that a few
+            // conflicting commits go through (injected lost updates).
+            let conflict = t
+                .writes
+                .iter()
+                .chain(&t.deletes)
+                .any(|&k| rows[k as usize].committed.last().unwrap().1 > t.snapshot);
             let mut abort = t.must_abort || rng.chance(30_000);
-            if !abort && !t.skip_conflict_check {
-                abort = t
-                    .writes
-                    .iter()
-                    .chain(&t.deletes)
-                    .any(|&k| rows[k as usize].committed.last().unwrap().1 > t.snapshot);
+            if conflict && !abort {
+                if rng.chance(50_000) {
+                    injected.lost_updates += 1;
+                } else {
+                    abort = true;
+                }
             }
             if !abort {
                 commits += 1;
-                if t.skip_conflict_check
-                    && t.writes
-                        .iter()
-                        .any(|&k| rows[k as usize].committed.last().unwrap().1 > t.snapshot)
-                {
-                    injected.lost_updates += 1;
-                }
                 for &k in &t.writes {
                     rows[k as usize].committed.push((t.id, commits));
                 }
@@ -157,53 +159,63 @@ fn simulate(n: usize, seed: u64) -> (History, Injected) {
             continue;
         }
         t.ops_left -= 1;
-        let key = if rng.chance(100_000) {
+        let (tid, snapshot) = (t.id, t.snapshot);
+        let stmt = StatementId::new(tid, t.next_stmt);
+        t.next_stmt += 1;
+        let dice = rng.below(100);
+        let mut key = if rng.chance(100_000) {
             rng.below(hot)
         } else {
             rng.below(keys)
         };
+        // An injected dirty read: a plain read of a row another running
+        // transaction wrote, which then rolls back.
+        let mut dirty = None;
+        if dice >= 5 && dice < 55 && rng.chance(500) {
+            if let Some((o, &k)) = sessions
+                .iter()
+                .enumerate()
+                .filter(|&(o, _)| o != s)
+                .filter_map(|(o, r)| r.as_ref().and_then(|r| r.writes.first().map(|k| (o, k))))
+                .next()
+            {
+                dirty = Some(o);
+                key = k;
+            }
+        }
+        let t = sessions[s].as_ref().unwrap();
         let row = &rows[key as usize];
         if row.deleted || t.deletes.contains(&key) {
             continue;
         }
         // What the transaction sees: its snapshot, then its own writes.
-        let visible = row.committed.partition_point(|&(_, c)| c <= t.snapshot);
+        let visible = row.committed.partition_point(|&(_, c)| c <= snapshot);
         if visible == 0 {
-            continue; // inserted after the snapshot
+            continue;
         }
         list.clear();
         list.extend(row.committed[..visible].iter().map(|&(w, _)| w));
-        list.extend(t.writes.iter().filter(|&&k| k == key).map(|_| t.id));
-        let stmt = StatementId::new(t.id, t.next_stmt);
-        t.next_stmt += 1;
-        let tid = t.id;
+        list.extend(t.writes.iter().filter(|&&k| k == key).map(|_| tid));
         values.clear();
-        values.push_str(&format!("({key}, {})", list.len()));
-        let dice = rng.below(100);
+        let _ = write!(values, "({key}, {})", list.len());
         if dice < 55 {
             let kind = if dice < 5 {
                 ReadKind::Locking
             } else {
                 ReadKind::Plain
             };
-            let plain_other = kind == ReadKind::Plain && list.last() != Some(&tid);
-            if plain_other && list.len() > 1 && rng.chance(200) {
-                list.pop(); // a stale read
+            let theirs = list.last() != Some(&tid);
+            let recent = row.committed[..visible]
+                .last()
+                .is_some_and(|&(_, c)| c + STALE_WINDOW > snapshot);
+            if let Some(o) = dirty.filter(|_| theirs) {
+                let other = sessions[o].as_mut().unwrap();
+                other.must_abort = true;
+                list.push(other.id);
+                injected.dirty_reads += 1;
+            } else if kind == ReadKind::Plain && theirs && list.len() > 1 && recent && rng.chance(2_000) {
+                list.pop(); // a stale read: a snapshot a little too old
                 injected.stale_reads += 1;
-            } else if plain_other && rng.chance(100) {
-                // a dirty read of another running transaction's write, which
-                // then rolls back
-                let other = sessions
-                    .iter_mut()
-                    .enumerate()
-                    .filter(|(o, _)| *o != s)
-                    .filter_map(|(_, r)| r.as_mut())
-                    .find(|r| r.writes.contains(&key));
-                if let Some(o) = other {
-                    o.must_abort = true;
-                    list.push(o.id);
-                    injected.dirty_reads += 1;
-                }
             }
             h.observe_ref(ObservationRef {
                 statement: &stmt,

@@ -21,7 +21,7 @@ use crate::report::{
 /// components, which are bounded (see [`Stats::searches_cut`]).
 pub fn check(history: &History, options: &Options) -> Report {
     let (txns, dense) = resolve(history);
-    let mut inf = infer(history, &txns, &dense);
+    let mut inf = infer(history, &txns, &dense, options.list_edges);
     if options.session_order {
         session_edges(history, &txns, &mut inf.edges);
     }

@@ -641,6 +641,9 @@ impl<'g> Searcher<'g> {
         };
         while let Some((node, packed)) = self.deque.pop_front() {
             self.work += 1;
+            if self.work > 2 * self.budget {
+                return (None, true); // not even the fallback may go further
+            }
             let s = state(node, packed);
             let d = self.dist[s];
             // States come out in order of cost, and a cycle through this

@@ -190,7 +190,9 @@ pub(crate) struct Inference {
 }
 
 /// Infers every edge and checks the version lists, row by row.
-pub(crate) fn infer(h: &History, t: &Txns, d: &Dense) -> Inference {
+/// With `keep_all` false, edges that can be on no cycle (from T0, or
+/// touching a transaction that did not commit) are not kept.
+pub(crate) fn infer(h: &History, t: &Txns, d: &Dense, keep_all: bool) -> Inference {
     let nrows = h.rows.len();
     let mut start = vec![0u32; nrows + 1];
     for o in &h.obs {
@@ -223,6 +225,7 @@ pub(crate) fn infer(h: &History, t: &Txns, d: &Dense) -> Inference {
             obs,
             inf: &mut inf,
             s: &mut scratch,
+            keep_all,
         }
         .run();
     }
@@ -282,6 +285,7 @@ struct RowPass<'a> {
     obs: &'a [u32],
     inf: &'a mut Inference,
     s: &'a mut Scratch,
+    keep_all: bool,
 }
 
 impl RowPass<'_> {
@@ -303,7 +307,9 @@ impl RowPass<'_> {
     }
 
     fn edge(&mut self, e: RawEdge) {
-        self.inf.edges.push(e);
+        if self.keep_all || (e.from != 0 && self.t.committed(e.from) && self.t.committed(e.to)) {
+            self.inf.edges.push(e);
+        }
     }
 
     fn table(&self) -> String {
@@ -523,7 +529,7 @@ impl RowPass<'_> {
             while j < self.s.dels.len() && (self.s.dels[j].0, self.s.dels[j].1) == key {
                 let (_, len, del, deleter) = self.s.dels[j];
                 if deleter != stmt.txn {
-                    self.inf.edges.push(RawEdge {
+                    self.edge(RawEdge {
                         from: stmt.txn,
                         to: deleter,
                         row: self.r,

@@ -513,6 +513,8 @@ pub struct Stats {
     /// Distinct rows observed.
     pub rows: usize,
     /// Distinct edges inferred (ww, wr, rw; so with session order).
+    /// Without [`Options::list_edges`], only those that may be on a cycle
+    /// (between committed transactions, not from T0) are kept and counted.
     pub edges: usize,
     /// Edges between committed transactions that cycles may use, counted
     /// once per pair of transactions and kind (and read kind).
