@@ -2,7 +2,7 @@
 
 use crate::fx::FxMap;
 use crate::graph::{
-    tarjan, Bundle, Components, DepGraph, Found, GEdge, Searcher, Spec, DSG, F_RW, F_SO, F_START,
+    tarjan, Bundle, Hop, Components, DepGraph, Found, GEdge, Searcher, Spec, DSG, F_RW, F_SO, F_START,
     F_WRITE, RW, RW_LOCK, RW_PLAIN, SO, START, VSTART, WR, WR_LOCK, WR_PLAIN, WW,
 };
 use crate::history::{History, Interval, ReadKind, TxnId, T0};
@@ -150,16 +150,33 @@ pub fn check(history: &History, options: &Options) -> Report {
         // each rw edge whose writer may have committed before its reader
         // started (components are of no help: the start chain joins
         // nearly everything).
-        let all = Components::whole(graph.nodes);
-        for spec in [
-            spec(RW, WR_PLAIN | VSTART | START, F_START),
-            spec(RW, WW | WR | VSTART | START, F_START | F_WRITE),
-        ] {
-            let ranks = tarjan(&graph, spec.path, None).rank;
-            let (found, cut) = searcher.shortest(&all, 0, spec, Some(&ranks));
-            stats.searches_cut += usize::from(cut);
-            for f in found {
+        let candidates = searcher.timed_candidates();
+        // A writer that committed before its reader started: the rw edge
+        // and a start edge, as short as a cycle gets (the class with a
+        // write needs no cycle of its own there).
+        for &(cand, direct) in &candidates {
+            if direct {
+                let f = searcher.direct_cycle(cand);
                 anomalies.push(ctx.cycle(Phenomenon::GSIb, &f, false));
+            }
+        }
+        let rest: Vec<Hop> = candidates
+            .iter()
+            .filter(|(_, direct)| !direct)
+            .map(|&(cand, _)| cand)
+            .collect();
+        if !rest.is_empty() {
+            let all = Components::whole(graph.nodes);
+            for spec in [
+                spec(RW, WR_PLAIN | VSTART | START, F_START),
+                spec(RW, WW | WR | VSTART | START, F_START | F_WRITE),
+            ] {
+                let ranks = tarjan(&graph, spec.path, None).rank;
+                let (found, cut) = searcher.each_closing(&all, spec, &rest, &ranks);
+                stats.searches_cut += usize::from(cut);
+                for f in found {
+                    anomalies.push(ctx.cycle(Phenomenon::GSIb, &f, false));
+                }
             }
         }
     }
@@ -337,19 +354,20 @@ fn build_graph(edges: &[RawEdge], t: &Txns, timing: &Timing) -> DepGraph {
     }
     let chain = !enter.is_empty();
     enter.sort_unstable();
-    let start_gedge = |gedges: &mut Vec<GEdge>, bit: u8| {
-        gedges.push(GEdge {
-            bit,
-            raw: NONE,
-            raw_len: 0,
-            stmt_lo: NONE,
-            stmt_hi: 0,
-        });
-        Bundle {
-            start: gedges.len() as u32 - 1,
-            len: 1,
-            mask: bit,
-        }
+    // The start chain's edges all share two typed edges.
+    let shared = |bit| GEdge {
+        bit,
+        raw: NONE,
+        raw_len: 0,
+        stmt_lo: NONE,
+        stmt_hi: 0,
+    };
+    gedges.push(shared(VSTART));
+    gedges.push(shared(START));
+    let start_gedge = |_: &mut Vec<GEdge>, bit: u8| Bundle {
+        start: u32::from(bit == START),
+        len: 1,
+        mask: bit,
     };
     let mut i = 0;
     for f in 0..n as u32 {

@@ -328,9 +328,8 @@ impl<'g> Searcher<'g> {
         }
     }
 
-    /// The shortest cycle of `spec`'s class in component `c` (for a timed
-    /// class, G-SIb: the shortest through each candidate edge that has
-    /// one), and whether the work bound cut the search short.
+    /// The shortest cycle of `spec`'s class in component `c`, and whether
+    /// the work bound cut the search short.
     ///
     /// With `rank` (the ranks of the subgraph of `spec.path`, which must
     /// not hold rw edges), a path back only visits nodes ranked at least
@@ -350,12 +349,8 @@ impl<'g> Searcher<'g> {
             self.pred_edge.resize(states, 0);
         }
         self.work = 0;
-        if spec.timed {
-            self.each_timed(comps, c, spec, rank)
-        } else {
-            let (found, cut) = self.deepening(comps, c, spec, rank);
-            (found.into_iter().collect(), cut)
-        }
+        let (found, cut) = self.deepening(comps, c, spec, rank);
+        (found.into_iter().collect(), cut)
     }
 
     /// The candidate edges of the class in the component, in order.
@@ -446,43 +441,74 @@ impl<'g> Searcher<'g> {
         None
     }
 
-    /// G-SIb: for each candidate rw edge `u → v` whose writer may have
-    /// committed before its reader started, the shortest cycle through it.
-    fn each_timed(
+    /// G-SIb's candidates: the rw edges `u → v` between timed
+    /// transactions whose writer may have committed before its reader
+    /// started (see [`Spec::timed`]), each with whether `v` certainly
+    /// committed before `u` started (a direct missed effect).
+    pub fn timed_candidates(&self) -> Vec<(Hop, bool)> {
+        let mut out = Vec::new();
+        for u in 0..self.g.txns as u32 {
+            let Some(started) = self.started[u as usize] else { continue };
+            let (succ, bundles) = self.g.out(u);
+            for (i, &v) in succ.iter().enumerate() {
+                let b = bundles[i];
+                if b.mask & RW == 0 || v as usize >= self.g.txns {
+                    continue;
+                }
+                let Some(ended) = self.ended[v as usize] else { continue };
+                if started.certainly_before(&ended) {
+                    continue;
+                }
+                for k in b.start..b.start + b.len {
+                    if self.g.gedges[k as usize].bit & RW != 0 {
+                        let hop = Hop { from: u, to: v, gedge: k };
+                        out.push((hop, ended.certainly_before(&started)));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The cycle of a direct missed effect: the rw edge `u → v` and the
+    /// start chain from `v` into `u`.
+    pub fn direct_cycle(&self, cand: Hop) -> Found {
+        // `v` is among the transactions committed before `u` started, so
+        // `u` has an entry on the chain.
+        let chain = self.g.txns as u32 + self.entry[cand.from as usize] - 1;
+        let start = |from, to| Hop { from, to, gedge: NONE };
+        Found {
+            cost: 2,
+            hops: vec![cand, start(cand.to, chain), start(chain, cand.from)],
+        }
+    }
+
+    /// For each candidate, the shortest cycle of the class through it
+    /// (the components are `Components::whole`; `rank` of `spec.path`).
+    pub fn each_closing(
         &mut self,
         comps: &Components,
-        c: u32,
         spec: Spec,
-        rank: Option<&[u32]>,
+        cands: &[Hop],
+        rank: &[u32],
     ) -> (Vec<Found>, bool) {
+        let states = comps.members[0].len() << spec.need.count_ones();
+        if self.stamp.len() < states {
+            self.stamp.resize(states, 0);
+            self.dist.resize(states, 0);
+            self.pred.resize(states, 0);
+            self.pred_edge.resize(states, 0);
+        }
+        self.work = 0;
         let mut out = Vec::new();
-        for cand in self.candidates(comps, c, spec, rank) {
-            let (u, v) = (cand.from, cand.to);
-            let (Some(started), Some(ended)) = (self.started[u as usize], self.ended[v as usize])
-            else {
-                continue;
-            };
-            if started.certainly_before(&ended) {
-                continue; // see `Spec::timed`
-            }
-            if ended.certainly_before(&started) {
-                // `v` committed before `u` started: the rw edge and one
-                // start edge make a cycle as short as any. The class with a
-                // write needs no cycle of its own here.
-                if spec.need == F_START {
-                    let chain = self.g.txns as u32 + self.entry[u as usize] - 1;
-                    let start = |from, to| Hop { from, to, gedge: NONE };
-                    out.push(Found {
-                        cost: 2,
-                        hops: vec![cand, start(v, chain), start(chain, u)],
-                    });
-                }
+        for &cand in cands {
+            if rank[cand.to as usize] < rank[cand.from as usize] {
                 continue;
             }
             if self.work > self.budget {
                 return (out, true);
             }
-            if let (Some(f), _) = self.closing(comps, c, spec, cand, u32::MAX, rank) {
+            if let (Some(f), _) = self.closing(comps, 0, spec, cand, u32::MAX, Some(rank)) {
                 out.push(f);
             }
         }
