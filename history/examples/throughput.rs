@@ -213,7 +213,12 @@ fn simulate(n: usize, seed: u64) -> (History, Injected) {
                 other.must_abort = true;
                 list.push(other.id);
                 injected.dirty_reads += 1;
-            } else if kind == ReadKind::Plain && theirs && list.len() > 1 && recent && rng.chance(2_000) {
+            } else if kind == ReadKind::Plain
+                && theirs
+                && list.len() > 1
+                && recent
+                && rng.chance(2_000)
+            {
                 list.pop(); // a stale read: a snapshot a little too old
                 injected.stale_reads += 1;
             }
@@ -246,9 +251,10 @@ fn simulate(n: usize, seed: u64) -> (History, Injected) {
     // A last transaction reads every row.
     let reader = n as TxnId + 1;
     clock += 1;
-    h.add_transaction(
-        Transaction::committed(reader).timed(Interval::new(clock, clock), Interval::new(clock + 1, clock + 1)),
-    )
+    h.add_transaction(Transaction::committed(reader).timed(
+        Interval::new(clock, clock),
+        Interval::new(clock + 1, clock + 1),
+    ))
     .unwrap();
     let stmt = StatementId::new(reader, 1);
     for (key, row) in rows.iter().enumerate() {

@@ -2,8 +2,8 @@
 
 use crate::fx::FxMap;
 use crate::graph::{
-    tarjan, Bundle, Hop, Components, DepGraph, Found, GEdge, Searcher, Spec, DSG, F_RW, F_SO, F_START,
-    F_WRITE, RW, RW_LOCK, RW_PLAIN, SO, START, VSTART, WR, WR_LOCK, WR_PLAIN, WW,
+    tarjan, Bundle, Components, DepGraph, Found, GEdge, Hop, Searcher, Spec, DSG, F_RW, F_SO,
+    F_START, F_WRITE, RW, RW_LOCK, RW_PLAIN, SO, START, VSTART, WR, WR_LOCK, WR_PLAIN, WW,
 };
 use crate::history::{History, Interval, ReadKind, TxnId, T0};
 use crate::infer::{infer, read_code, read_of, resolve, RawEdge, Txns, Via, NONE};
@@ -105,7 +105,14 @@ pub fn check(history: &History, options: &Options) -> Report {
         // the search.
         let ranks = (spec.path & RW == 0 && spec.path != spec.candidate)
             .then(|| tarjan(&graph, spec.path, Some(&dsg)).rank);
-        let mut covered = vec![false; if options.session_order { graph.nodes } else { 0 }];
+        let mut covered = vec![
+            false;
+            if options.session_order {
+                graph.nodes
+            } else {
+                0
+            }
+        ];
         for c in 0..comps.members.len() as u32 {
             let (found, cut) = searcher.shortest(&comps, c, spec, ranks.as_deref());
             stats.searches_cut += usize::from(cut);
@@ -131,10 +138,12 @@ pub fn check(history: &History, options: &Options) -> Report {
             ..spec
         };
         let comps = tarjan(&graph, session.candidate | session.path, Some(&dsg));
-        let ranks = (session.path & RW == 0)
-            .then(|| tarjan(&graph, session.path, Some(&dsg)).rank);
+        let ranks = (session.path & RW == 0).then(|| tarjan(&graph, session.path, Some(&dsg)).rank);
         for c in 0..comps.members.len() as u32 {
-            if comps.members[c as usize].iter().any(|&m| covered[m as usize]) {
+            if comps.members[c as usize]
+                .iter()
+                .any(|&m| covered[m as usize])
+            {
                 continue;
             }
             let (found, cut) = searcher.shortest(&comps, c, session, ranks.as_deref());

@@ -157,8 +157,7 @@ impl Components {
 /// a subgraph lies inside one of the whole graph's).
 pub(crate) fn tarjan(g: &DepGraph, mask: u8, within: Option<&Components>) -> Components {
     let n = g.nodes;
-    let inside =
-        |v: u32, w: u32| within.is_none_or(|o| o.comp[v as usize] == o.comp[w as usize]);
+    let inside = |v: u32, w: u32| within.is_none_or(|o| o.comp[v as usize] == o.comp[w as usize]);
     let mut index = vec![NONE; n];
     let mut low = vec![0u32; n];
     let mut on_stack = vec![false; n];
@@ -368,7 +367,11 @@ impl<'g> Searcher<'g> {
                 }
                 for k in b.start..b.start + b.len {
                     if self.g.gedges[k as usize].bit & spec.candidate != 0 {
-                        out.push(Hop { from: u, to: v, gedge: k });
+                        out.push(Hop {
+                            from: u,
+                            to: v,
+                            gedge: k,
+                        });
                     }
                 }
             }
@@ -401,7 +404,10 @@ impl<'g> Searcher<'g> {
             let mut limited = false;
             for &cand in &candidates {
                 if self.work > self.budget {
-                    return (best.or_else(|| self.any_cycle(comps, c, spec, &candidates, rank)), true);
+                    return (
+                        best.or_else(|| self.any_cycle(comps, c, spec, &candidates, rank)),
+                        true,
+                    );
                 }
                 let bound = best.as_ref().map_or(limit + 1, |f| f.cost);
                 let (found, hit) = self.closing(comps, c, spec, cand, bound, rank);
@@ -448,20 +454,28 @@ impl<'g> Searcher<'g> {
     pub fn timed_candidates(&self) -> Vec<(Hop, bool)> {
         let mut out = Vec::new();
         for u in 0..self.g.txns as u32 {
-            let Some(started) = self.started[u as usize] else { continue };
+            let Some(started) = self.started[u as usize] else {
+                continue;
+            };
             let (succ, bundles) = self.g.out(u);
             for (i, &v) in succ.iter().enumerate() {
                 let b = bundles[i];
                 if b.mask & RW == 0 || v as usize >= self.g.txns {
                     continue;
                 }
-                let Some(ended) = self.ended[v as usize] else { continue };
+                let Some(ended) = self.ended[v as usize] else {
+                    continue;
+                };
                 if started.certainly_before(&ended) {
                     continue;
                 }
                 for k in b.start..b.start + b.len {
                     if self.g.gedges[k as usize].bit & RW != 0 {
-                        let hop = Hop { from: u, to: v, gedge: k };
+                        let hop = Hop {
+                            from: u,
+                            to: v,
+                            gedge: k,
+                        };
                         out.push((hop, ended.certainly_before(&started)));
                     }
                 }
@@ -476,7 +490,11 @@ impl<'g> Searcher<'g> {
         // `v` is among the transactions committed before `u` started, so
         // `u` has an entry on the chain.
         let chain = self.g.txns as u32 + self.entry[cand.from as usize] - 1;
-        let start = |from, to| Hop { from, to, gedge: NONE };
+        let start = |from, to| Hop {
+            from,
+            to,
+            gedge: NONE,
+        };
         Found {
             cost: 2,
             hops: vec![cand, start(cand.to, chain), start(chain, cand.from)],
@@ -565,7 +583,9 @@ impl<'g> Searcher<'g> {
                     continue;
                 }
                 let (back, back_bundles) = self.g.out(v);
-                let Ok(j) = back.binary_search(&u) else { continue };
+                let Ok(j) = back.binary_search(&u) else {
+                    continue;
+                };
                 if back_bundles[j].mask & spec.path == 0 {
                     continue;
                 }
@@ -578,13 +598,24 @@ impl<'g> Searcher<'g> {
                     }
                     for l in bb.start..bb.start + bb.len {
                         let back_edge = self.g.gedges[l as usize];
-                        let hop = Hop { from: v, to: u, gedge: l };
+                        let hop = Hop {
+                            from: v,
+                            to: u,
+                            gedge: l,
+                        };
                         if back_edge.bit & spec.path != 0
                             && flag_of(back_edge.bit) & spec.need == spec.need
                             && !self.exempt_pair(spec, ge, &[hop])
                         {
-                            let cand = Hop { from: u, to: v, gedge: k };
-                            return Some(Found { cost: 2, hops: vec![cand, hop] });
+                            let cand = Hop {
+                                from: u,
+                                to: v,
+                                gedge: k,
+                            };
+                            return Some(Found {
+                                cost: 2,
+                                hops: vec![cand, hop],
+                            });
                         }
                     }
                 }
