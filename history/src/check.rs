@@ -2,8 +2,8 @@
 
 use crate::fx::FxMap;
 use crate::graph::{
-    tarjan, Bundle, Components, DepGraph, Found, GEdge, Hop, Searcher, Spec, DSG, F_RW, F_SO,
-    F_START, F_WRITE, RW, RW_LOCK, RW_PLAIN, SO, START, VSTART, WR, WR_LOCK, WR_PLAIN, WW,
+    tarjan, Adjacency, Bundle, Components, DepGraph, Found, GEdge, Hop, Searcher, Spec, DSG, F_RW,
+    F_SO, F_START, F_WRITE, RW, RW_LOCK, RW_PLAIN, SO, START, VSTART, WR, WR_LOCK, WR_PLAIN, WW,
 };
 use crate::history::{History, Interval, ReadKind, TxnId, T0};
 use crate::infer::{infer, read_code, read_of, resolve, RawEdge, Txns, Via, NONE};
@@ -22,17 +22,21 @@ use crate::report::{
 pub fn check(history: &History, options: &Options) -> Report {
     let (txns, dense) = resolve(history);
     let mut inf = infer(history, &txns, &dense, options.list_edges);
+    drop(dense);
     if options.session_order {
         session_edges(history, &txns, &mut inf.edges);
     }
-    let edges = distinct(std::mem::take(&mut inf.edges), txns.ids.len());
+    let (edges, start) = distinct(std::mem::take(&mut inf.edges), txns.ids.len());
     let timing = Timing::new(history, &txns, options);
-    let graph = build_graph(&edges, &txns, &timing);
+    let raw = RawGraph {
+        edges: &edges,
+        start: &start,
+        t: &txns,
+    };
     let ctx = Ctx {
         h: history,
         t: &txns,
         edges: &edges,
-        graph: &graph,
         timing: &timing,
     };
     let mut anomalies = Vec::new();
@@ -44,11 +48,7 @@ pub fn check(history: &History, options: &Options) -> Report {
         observations: history.obs.len(),
         rows: history.rows.len(),
         edges: edges.len(),
-        graph_edges: graph
-            .gedges
-            .iter()
-            .filter(|g| g.bit & (VSTART | START) == 0)
-            .count(),
+        graph_edges: raw.typed_edges(),
         components: 0,
         largest_component: 0,
         exempted_cycles: 0,
@@ -63,134 +63,27 @@ pub fn check(history: &History, options: &Options) -> Report {
         }
     }
     if options.exempt_locking_reads {
-        stats.exempted_cycles = exempted(&graph);
+        stats.exempted_cycles = raw.exempted();
     }
 
-    // Each exact search may look at about twice the graph's size.
-    let budget = 2 * (graph.nodes as u64 + graph.gedges.len() as u64) + (1 << 22);
-    let entry: Vec<u32> = (0..txns.ids.len() as u32)
-        .map(|d| timing.before_start(d) as u32)
-        .collect();
-    let mut searcher = Searcher::new(&graph, budget, &timing.started, &timing.ended, &entry);
+    // The dependency graph's strongly connected components, straight from
+    // the sorted edges; the cycle classes are searched in a graph of only
+    // the transactions in them.
     let dsg = tarjan(
-        &graph,
+        &raw,
         if options.session_order { DSG | SO } else { DSG },
         None,
     );
     stats.components = dsg.members.len();
     stats.largest_component = dsg.members.iter().map(Vec::len).max().unwrap_or(0);
-    let exempt = options.exempt_locking_reads;
-    let spec = |candidate, path, need| Spec {
-        candidate,
-        path,
-        need,
-        exempt,
-        timed: path & START != 0,
-    };
-    let classes = [
-        (Phenomenon::G0, spec(WW, WW, 0)),
-        (Phenomenon::G1c, spec(WR, WW | WR, 0)),
-        // G-single, in two families the vendor models tell apart: reads
-        // only (rw plus wr into plain reads), and with a write (a ww edge or
-        // a wr edge into a locking read).
-        (Phenomenon::GSingle, spec(RW, WR_PLAIN, 0)),
-        (Phenomenon::GSingle, spec(RW, WW | WR, F_WRITE)),
-        (Phenomenon::G2Item, spec(RW, DSG, F_RW)),
-    ];
-    for (phenomenon, spec) in classes {
-        // Each class is searched in the components of the edges it may use
-        // (inside the dependency graph's own components).
-        let comps = tarjan(&graph, spec.candidate | spec.path, Some(&dsg));
-        // Where the path back has no rw edge, its subgraph's ranks bound
-        // the search.
-        let ranks = (spec.path & RW == 0 && spec.path != spec.candidate)
-            .then(|| tarjan(&graph, spec.path, Some(&dsg)).rank);
-        let mut covered = vec![
-            false;
-            if options.session_order {
-                graph.nodes
-            } else {
-                0
-            }
-        ];
-        for c in 0..comps.members.len() as u32 {
-            let (found, cut) = searcher.shortest(&comps, c, spec, ranks.as_deref());
-            stats.searches_cut += usize::from(cut);
-            if !found.is_empty() {
-                for &m in &comps.members[c as usize] {
-                    if let Some(x) = covered.get_mut(m as usize) {
-                        *x = true;
-                    }
-                }
-            }
-            for f in found {
-                anomalies.push(ctx.cycle(phenomenon, &f, false));
-            }
-        }
-        if !options.session_order {
-            continue;
-        }
-        // Cycles of the class that need session order, in components
-        // where the class has none without it.
-        let session = Spec {
-            path: spec.path | SO,
-            need: spec.need | F_SO,
-            ..spec
-        };
-        let comps = tarjan(&graph, session.candidate | session.path, Some(&dsg));
-        let ranks = (session.path & RW == 0).then(|| tarjan(&graph, session.path, Some(&dsg)).rank);
-        for c in 0..comps.members.len() as u32 {
-            if comps.members[c as usize]
-                .iter()
-                .any(|&m| covered[m as usize])
-            {
-                continue;
-            }
-            let (found, cut) = searcher.shortest(&comps, c, session, ranks.as_deref());
-            stats.searches_cut += usize::from(cut);
-            for f in found {
-                anomalies.push(ctx.cycle(phenomenon, &f, true));
-            }
-        }
+    if !dsg.members.is_empty() {
+        let core = build_graph(&edges, &txns, &timing, Some(&dsg));
+        classes(&ctx, &core, &dsg, options, &mut anomalies, &mut stats);
     }
     drop(dsg);
-    if graph.nodes > graph.txns {
-        // G-SIb: the same two families, closing through start order, from
-        // each rw edge whose writer may have committed before its reader
-        // started (components are of no help: the start chain joins
-        // nearly everything).
-        let candidates = searcher.timed_candidates();
-        // A writer that committed before its reader started: the rw edge
-        // and a start edge, as short as a cycle gets (the class with a
-        // write needs no cycle of its own there).
-        for &(cand, direct) in &candidates {
-            if direct {
-                let f = searcher.direct_cycle(cand);
-                anomalies.push(ctx.cycle(Phenomenon::GSIb, &f, false));
-            }
-        }
-        let rest: Vec<Hop> = candidates
-            .iter()
-            .filter(|(_, direct)| !direct)
-            .map(|&(cand, _)| cand)
-            .collect();
-        if !rest.is_empty() {
-            let all = Components::whole(graph.nodes);
-            for spec in [
-                spec(RW, WR_PLAIN | VSTART | START, F_START),
-                spec(RW, WW | WR | VSTART | START, F_START | F_WRITE),
-            ] {
-                let ranks = tarjan(&graph, spec.path, None).rank;
-                let (found, cut) = searcher.each_closing(&all, spec, &rest, &ranks);
-                stats.searches_cut += usize::from(cut);
-                for f in found {
-                    anomalies.push(ctx.cycle(Phenomenon::GSIb, &f, false));
-                }
-            }
-        }
-    }
     if timing.coverage != StartOrder::Off {
-        ctx.g_si_a(&mut anomalies);
+        g_si_b(&ctx, &raw, &mut anomalies, &mut stats);
+        ctx.g_si_a(&raw, &mut anomalies);
     }
     ctx.g1(&mut inf, &mut anomalies);
 
@@ -211,6 +104,281 @@ pub fn check(history: &History, options: &Options) -> Report {
         anomalies,
         violations,
         stats,
+    }
+}
+
+/// The cycle classes, each searched in the components of the edges it may
+/// use (inside the dependency graph's own components `dsg`), one shortest
+/// cycle per class and component.
+fn classes(
+    ctx: &Ctx<'_>,
+    graph: &DepGraph,
+    dsg: &Components,
+    options: &Options,
+    anomalies: &mut Vec<Anomaly>,
+    stats: &mut Stats,
+) {
+    let nodes: u64 = dsg.members.iter().map(|m| m.len() as u64).sum();
+    // Each exact search may look at about twice the graph's size.
+    let budget = 2 * (nodes + graph.gedges.len() as u64) + (1 << 22);
+    let mut searcher = Searcher::new(graph, budget, &[]);
+    let exempt = options.exempt_locking_reads;
+    let spec = |candidate, path, need| Spec {
+        candidate,
+        path,
+        need,
+        exempt,
+        timed: false,
+    };
+    let classes = [
+        (Phenomenon::G0, spec(WW, WW, 0)),
+        (Phenomenon::G1c, spec(WR, WW | WR, 0)),
+        // G-single, in two families the vendor models tell apart: reads
+        // only (rw plus wr into plain reads), and with a write (a ww edge or
+        // a wr edge into a locking read).
+        (Phenomenon::GSingle, spec(RW, WR_PLAIN, 0)),
+        (Phenomenon::GSingle, spec(RW, WW | WR, F_WRITE)),
+        (Phenomenon::G2Item, spec(RW, DSG, F_RW)),
+    ];
+    for (phenomenon, spec) in classes {
+        let comps = tarjan(graph, spec.candidate | spec.path, Some(dsg));
+        // Where the path back has no rw edge, its subgraph's ranks bound
+        // the search.
+        let ranks = (spec.path & RW == 0 && spec.path != spec.candidate)
+            .then(|| tarjan(graph, spec.path, Some(dsg)).rank);
+        let mut covered = vec![
+            false;
+            if options.session_order {
+                graph.nodes
+            } else {
+                0
+            }
+        ];
+        for c in 0..comps.members.len() as u32 {
+            let (found, cut) = searcher.shortest(&comps, c, spec, ranks.as_deref());
+            stats.searches_cut += usize::from(cut);
+            if !found.is_empty() {
+                for &m in &comps.members[c as usize] {
+                    if let Some(x) = covered.get_mut(m as usize) {
+                        *x = true;
+                    }
+                }
+            }
+            for f in found {
+                anomalies.push(ctx.cycle(graph, phenomenon, &f, false));
+            }
+        }
+        if !options.session_order {
+            continue;
+        }
+        // Cycles of the class that need session order, in components
+        // where the class has none without it.
+        let session = Spec {
+            path: spec.path | SO,
+            need: spec.need | F_SO,
+            ..spec
+        };
+        let comps = tarjan(graph, session.candidate | session.path, Some(dsg));
+        let ranks = (session.path & RW == 0).then(|| tarjan(graph, session.path, Some(dsg)).rank);
+        for c in 0..comps.members.len() as u32 {
+            if comps.members[c as usize]
+                .iter()
+                .any(|&m| covered[m as usize])
+            {
+                continue;
+            }
+            let (found, cut) = searcher.shortest(&comps, c, session, ranks.as_deref());
+            stats.searches_cut += usize::from(cut);
+            for f in found {
+                anomalies.push(ctx.cycle(graph, phenomenon, &f, true));
+            }
+        }
+    }
+}
+
+/// G-SIb, in the two families of G-single, closing through start order,
+/// from each rw edge whose writer may have committed before its reader
+/// started (see `Spec::timed`). A writer that certainly committed before
+/// its reader started makes the shortest cycle there is, the rw edge and a
+/// start edge (the family with a write needs no cycle of its own there);
+/// only the other candidates need the graph with the start chain, and a
+/// search.
+fn g_si_b(ctx: &Ctx<'_>, raw: &RawGraph<'_>, anomalies: &mut Vec<Anomaly>, stats: &mut Stats) {
+    let timing = ctx.timing;
+    let mut rest: Vec<(u32, u32)> = Vec::new();
+    for (u, v, range) in raw.groups(|e| e.kind == DepKind::RW) {
+        let (Some(started), Some(ended)) = (timing.started[u as usize], timing.ended[v as usize])
+        else {
+            continue;
+        };
+        if started.certainly_before(&ended) {
+            continue;
+        }
+        if ended.certainly_before(&started) {
+            let cands: Vec<usize> = range
+                .filter(|&k| ctx.edges[k].via != Via::Intermediate)
+                .collect();
+            let hops = vec![(u, v, cands), (v, u, Vec::new())];
+            anomalies.push(ctx.cycle_of_hops(Phenomenon::GSIb, hops, false));
+        } else if rest.last() != Some(&(u, v)) {
+            rest.push((u, v));
+        }
+    }
+    if rest.is_empty() {
+        return;
+    }
+    let full = build_graph(ctx.edges, ctx.t, timing, None);
+    if full.nodes == full.txns {
+        return;
+    }
+    let entry: Vec<u32> = (0..ctx.t.ids.len() as u32)
+        .map(|d| timing.before_start(d) as u32)
+        .collect();
+    let budget = 2 * (full.nodes as u64 + full.gedges.len() as u64) + (1 << 22);
+    let mut searcher = Searcher::new(&full, budget, &entry);
+    let hops: Vec<Hop> = rest
+        .iter()
+        .filter_map(|&(u, v)| {
+            let (succ, bundles) = full.out(u);
+            let i = succ.binary_search(&v).ok()?;
+            let b = bundles[i];
+            (b.start..b.start + b.len)
+                .find(|&k| full.gedges[k as usize].bit & RW != 0)
+                .map(|k| Hop {
+                    from: u,
+                    to: v,
+                    gedge: k,
+                })
+        })
+        .collect();
+    let all = Components::whole(full.nodes);
+    let spec = |path, need| Spec {
+        candidate: RW,
+        path,
+        need,
+        exempt: false,
+        timed: true,
+    };
+    for spec in [
+        spec(WR_PLAIN | VSTART | START, F_START),
+        spec(WW | WR | VSTART | START, F_START | F_WRITE),
+    ] {
+        let ranks = tarjan(&full, spec.path, None).rank;
+        let (found, cut) = searcher.each_closing(&all, spec, &hops, &ranks);
+        stats.searches_cut += usize::from(cut);
+        for f in found {
+            anomalies.push(ctx.cycle(&full, Phenomenon::GSIb, &f, false));
+        }
+    }
+}
+
+/// The sorted distinct edges as an adjacency for Tarjan: only edges that
+/// cycles may use (between committed transactions, not from T0, not an
+/// intermediate read's rw edge to its own writer).
+struct RawGraph<'a> {
+    edges: &'a [RawEdge],
+    /// Transaction `d`'s edges are `edges[start[d]..start[d + 1]]`.
+    start: &'a [usize],
+    t: &'a Txns,
+}
+
+impl RawGraph<'_> {
+    fn usable(&self, e: &RawEdge) -> bool {
+        e.via != Via::Intermediate
+            && e.from != 0
+            && self.t.committed(e.from)
+            && self.t.committed(e.to)
+    }
+
+    /// Per pair of transactions, the usable edges that `keep` selects:
+    /// (from, to, range of `edges` holding them and others of the pair).
+    fn groups<'s>(
+        &'s self,
+        keep: impl Fn(&RawEdge) -> bool + 's,
+    ) -> impl Iterator<Item = (u32, u32, std::ops::Range<usize>)> + 's {
+        let mut i = 0;
+        std::iter::from_fn(move || {
+            while i < self.edges.len() {
+                let (f, to) = (self.edges[i].from, self.edges[i].to);
+                let first = i;
+                let mut any = false;
+                let mut lo = usize::MAX;
+                let mut hi = 0;
+                while i < self.edges.len() && self.edges[i].from == f && self.edges[i].to == to {
+                    let e = &self.edges[i];
+                    if keep(e) && self.usable(e) {
+                        any = true;
+                        lo = lo.min(i);
+                        hi = i + 1;
+                    }
+                    i += 1;
+                }
+                let _ = first;
+                if any {
+                    return Some((f, to, lo..hi));
+                }
+            }
+            None
+        })
+    }
+
+    /// Typed edges between committed transactions: one per pair and kind
+    /// (and read kind), as the cycle searches see them.
+    fn typed_edges(&self) -> usize {
+        let mut n = 0;
+        let mut last: Option<(u32, u32, u8)> = None;
+        for e in self.edges {
+            if !self.usable(e) {
+                continue;
+            }
+            let key = (e.from, e.to, bit_of(e));
+            if last != Some(key) {
+                n += 1;
+                last = Some(key);
+            }
+        }
+        n
+    }
+
+    /// Two-transaction cycles the locking-read exemption sets aside: an rw
+    /// edge from a plain read of `u` and a wr edge into a later locking
+    /// read of `u`.
+    fn exempted(&self) -> usize {
+        let mut n = 0;
+        for (u, v, range) in self.groups(|e| bit_of(e) == RW_PLAIN) {
+            let lo = range
+                .filter(|&k| bit_of(&self.edges[k]) == RW_PLAIN)
+                .map(|k| self.edges[k].stmt_index)
+                .min()
+                .unwrap_or(NONE);
+            let back = &self.edges[self.start[v as usize]..self.start[v as usize + 1]];
+            let first = back.partition_point(|e| e.to < u);
+            let hi = back[first..]
+                .iter()
+                .take_while(|e| e.to == u)
+                .filter(|e| bit_of(e) == WR_LOCK && self.usable(e))
+                .map(|e| e.stmt_index)
+                .max();
+            if hi.is_some_and(|hi| lo < hi) {
+                n += 1;
+            }
+        }
+        n
+    }
+}
+
+impl Adjacency for RawGraph<'_> {
+    fn node_count(&self) -> usize {
+        self.t.ids.len()
+    }
+
+    fn degree(&self, v: u32) -> usize {
+        self.start[v as usize + 1] - self.start[v as usize]
+    }
+
+    fn succ(&self, v: u32, i: usize, mask: u8) -> Option<u32> {
+        let e = &self.edges[self.start[v as usize] + i];
+        (bit_of(e) & mask != 0 && self.usable(e)).then_some(e.to)
     }
 }
 
@@ -243,7 +411,8 @@ fn session_edges(h: &History, t: &Txns, edges: &mut Vec<RawEdge>) {
 
 /// The distinct edges, sorted by (from, to, kind, read, row); of several
 /// derivations of one edge the first in (via, observations) order stays.
-fn distinct(raw: Vec<RawEdge>, n: usize) -> Vec<RawEdge> {
+/// With each transaction's first edge (and one past the last).
+fn distinct(raw: Vec<RawEdge>, n: usize) -> (Vec<RawEdge>, Vec<usize>) {
     let mut start = vec![0usize; n + 1];
     for e in &raw {
         start[e.from as usize + 1] += 1;
@@ -266,7 +435,14 @@ fn distinct(raw: Vec<RawEdge>, n: usize) -> Vec<RawEdge> {
     out.dedup_by(|b, a| {
         (a.from, a.to, a.kind, a.read, a.row) == (b.from, b.to, b.kind, b.read, b.row)
     });
-    out
+    let mut start = vec![0usize; n + 1];
+    for e in &out {
+        start[e.from as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    (out, start)
 }
 
 /// The transactions' timing, as G-SI uses it.
@@ -339,10 +515,19 @@ impl Timing {
 }
 
 /// Builds the graph of committed transactions (T0 left out: nothing
-/// enters it) with the start chain when there is timing.
-fn build_graph(edges: &[RawEdge], t: &Txns, timing: &Timing) -> DepGraph {
+/// enters it): with `core`, only the edges inside its components; else all,
+/// with the start chain when there is timing.
+fn build_graph(
+    edges: &[RawEdge],
+    t: &Txns,
+    timing: &Timing,
+    core: Option<&Components>,
+) -> DepGraph {
     let n = t.ids.len();
     let in_graph = |d: u32| d != 0 && t.committed(d);
+    let same_core = |f: u32, to: u32| {
+        core.is_none_or(|c| c.comp[f as usize] != NONE && c.comp[f as usize] == c.comp[to as usize])
+    };
     let mut pairs: Vec<(u32, u32, Bundle)> = Vec::new();
     let mut gedges: Vec<GEdge> = Vec::new();
     // start chain: position of each transaction in it, and who enters from
@@ -361,7 +546,7 @@ fn build_graph(edges: &[RawEdge], t: &Txns, timing: &Timing) -> DepGraph {
             }
         }
     }
-    let chain = !enter.is_empty();
+    let chain = core.is_none() && !enter.is_empty();
     enter.sort_unstable();
     // The start chain's edges all share two typed edges.
     let shared = |bit| GEdge {
@@ -386,7 +571,7 @@ fn build_graph(edges: &[RawEdge], t: &Txns, timing: &Timing) -> DepGraph {
             while j < edges.len() && edges[j].from == f && edges[j].to == to {
                 j += 1;
             }
-            if in_graph(f) && in_graph(to) && f != to {
+            if in_graph(f) && in_graph(to) && f != to && same_core(f, to) {
                 let start = gedges.len() as u32;
                 let mut k = i;
                 let mut mask = 0u8;
@@ -461,38 +646,11 @@ fn bit_of(e: &RawEdge) -> u8 {
     }
 }
 
-/// Two-transaction cycles the locking-read exemption sets aside.
-fn exempted(g: &DepGraph) -> usize {
-    let mut n = 0;
-    for u in 0..g.txns as u32 {
-        let (succ, bundles) = g.out(u);
-        for (i, &v) in succ.iter().enumerate() {
-            if bundles[i].mask & RW_PLAIN == 0 {
-                continue;
-            }
-            let Some(rw) = g.typed(&bundles[i]).iter().find(|e| e.bit == RW_PLAIN) else {
-                continue;
-            };
-            let (back, back_bundles) = g.out(v);
-            if let Ok(j) = back.binary_search(&u) {
-                if g.typed(&back_bundles[j])
-                    .iter()
-                    .any(|e| e.bit == WR_LOCK && rw.stmt_lo < e.stmt_hi)
-                {
-                    n += 1;
-                }
-            }
-        }
-    }
-    n
-}
-
 /// What the assembly of anomalies reads.
 struct Ctx<'a> {
     h: &'a History,
     t: &'a Txns,
     edges: &'a [RawEdge],
-    graph: &'a DepGraph,
     timing: &'a Timing,
 }
 
@@ -503,8 +661,14 @@ impl Ctx<'_> {
 
     /// A found cycle as an anomaly: start chains collapse into start edges,
     /// and where the hops can all be on one row, they are.
-    fn cycle(&self, phenomenon: Phenomenon, found: &Found, session: bool) -> Anomaly {
-        let n = self.graph.txns as u32;
+    fn cycle(
+        &self,
+        graph: &DepGraph,
+        phenomenon: Phenomenon,
+        found: &Found,
+        session: bool,
+    ) -> Anomaly {
+        let n = graph.txns as u32;
         // (from, to, candidates) per hop; candidates empty for start hops
         let mut hops: Vec<(u32, u32, Vec<usize>)> = Vec::new();
         let mut chain_from = NONE;
@@ -519,12 +683,23 @@ impl Ctx<'_> {
                 hops.push((chain_from, hop.to, Vec::new()));
                 continue;
             }
-            let ge = self.graph.gedges[hop.gedge as usize];
+            let ge = graph.gedges[hop.gedge as usize];
             let cands: Vec<usize> = (ge.raw as usize..(ge.raw + ge.raw_len) as usize)
                 .filter(|&k| self.edges[k].via != Via::Intermediate)
                 .collect();
             hops.push((hop.from, hop.to, cands));
         }
+        self.cycle_of_hops(phenomenon, hops, session)
+    }
+
+    /// A cycle given as hops `(from, to, candidate edges)` (no candidates: a
+    /// start edge) as an anomaly.
+    fn cycle_of_hops(
+        &self,
+        phenomenon: Phenomenon,
+        hops: Vec<(u32, u32, Vec<usize>)>,
+        session: bool,
+    ) -> Anomaly {
         let row = common_row(self.edges, &hops);
         let cycle: Vec<Edge> = hops
             .iter()
@@ -555,47 +730,35 @@ impl Ctx<'_> {
 
     /// G-SIa: a ww or wr edge into a transaction that certainly started
     /// before its source committed. One anomaly per pair.
-    fn g_si_a(&self, out: &mut Vec<Anomaly>) {
-        for u in 1..self.graph.txns as u32 {
-            let Some(ended) = self.timing.ended[u as usize] else {
+    fn g_si_a(&self, raw: &RawGraph<'_>, out: &mut Vec<Anomaly>) {
+        for (u, v, range) in raw.groups(|e| matches!(e.kind, DepKind::WW | DepKind::WR)) {
+            let (Some(ended), Some(started)) = (
+                self.timing.ended[u as usize],
+                self.timing.started[v as usize],
+            ) else {
                 continue;
             };
-            let (succ, bundles) = self.graph.out(u);
-            for (i, &v) in succ.iter().enumerate() {
-                if bundles[i].mask & (WW | WR) == 0 || v as usize >= self.graph.txns {
-                    continue;
-                }
-                let Some(started) = self.timing.started[v as usize] else {
-                    continue;
-                };
-                if !started.certainly_before(&ended) {
-                    continue;
-                }
-                let ge = self
-                    .graph
-                    .typed(&bundles[i])
-                    .iter()
-                    .find(|e| e.bit & (WW | WR) != 0)
-                    .expect("mask says so");
-                let mut edge = self.edge(&self.edges[ge.raw as usize]);
-                edge.evidence.push_str(&format!(
-                    "; {} started by {} µs, before {} committed (not before {} µs)",
-                    self.t.label(self.h, v),
-                    started.latest,
-                    self.t.label(self.h, u),
-                    ended.earliest
-                ));
-                let mut transactions = vec![self.id(u), self.id(v)];
-                transactions.sort_unstable();
-                out.push(Anomaly {
-                    phenomenon: Phenomenon::GSIa,
-                    subtype: None,
-                    cycle: Vec::new(),
-                    evidence: vec![edge],
-                    transactions,
-                    needs_session_order: false,
-                });
+            if !started.certainly_before(&ended) {
+                continue;
             }
+            let mut edge = self.edge(&self.edges[range.start]);
+            edge.evidence.push_str(&format!(
+                "; {} started by {} µs, before {} committed (not before {} µs)",
+                self.t.label(self.h, v),
+                started.latest,
+                self.t.label(self.h, u),
+                ended.earliest
+            ));
+            let mut transactions = vec![self.id(u), self.id(v)];
+            transactions.sort_unstable();
+            out.push(Anomaly {
+                phenomenon: Phenomenon::GSIa,
+                subtype: None,
+                cycle: Vec::new(),
+                evidence: vec![edge],
+                transactions,
+                needs_session_order: false,
+            });
         }
     }
 

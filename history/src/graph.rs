@@ -20,7 +20,6 @@
 //! long chains a history of a million transactions makes (petgraph issue
 //! #399); the components come from the iterative Tarjan below.
 
-use crate::history::Interval;
 use crate::infer::NONE;
 use petgraph::csr::Csr;
 
@@ -118,11 +117,6 @@ impl DepGraph {
             (&[], &[])
         }
     }
-
-    /// The typed edges of a bundle.
-    pub fn typed(&self, b: &Bundle) -> &[GEdge] {
-        &self.gedges[b.start as usize..(b.start + b.len) as usize]
-    }
 }
 
 /// Strongly connected components with more than one node.
@@ -152,11 +146,40 @@ impl Components {
     }
 }
 
+/// What Tarjan's algorithm walks: numbered nodes, each with numbered
+/// out-edges of some kinds.
+pub(crate) trait Adjacency {
+    fn node_count(&self) -> usize;
+    /// How many out-edges `v` has (of any kind).
+    fn degree(&self, v: u32) -> usize;
+    /// The target of `v`'s `i`-th out-edge, if its kinds meet `mask`.
+    fn succ(&self, v: u32, i: usize, mask: u8) -> Option<u32>;
+}
+
+impl Adjacency for DepGraph {
+    fn node_count(&self) -> usize {
+        self.nodes
+    }
+
+    fn degree(&self, v: u32) -> usize {
+        self.out(v).0.len()
+    }
+
+    fn succ(&self, v: u32, i: usize, mask: u8) -> Option<u32> {
+        let (succ, bundles) = self.out(v);
+        (bundles[i].mask & mask != 0).then_some(succ[i])
+    }
+}
+
 /// Tarjan's algorithm with an explicit stack, over the edges whose kinds
 /// meet `mask`; with `within`, only inside its components (a component of
 /// a subgraph lies inside one of the whole graph's).
-pub(crate) fn tarjan(g: &DepGraph, mask: u8, within: Option<&Components>) -> Components {
-    let n = g.nodes;
+pub(crate) fn tarjan<G: Adjacency + ?Sized>(
+    g: &G,
+    mask: u8,
+    within: Option<&Components>,
+) -> Components {
+    let n = g.node_count();
     let inside = |v: u32, w: u32| within.is_none_or(|o| o.comp[v as usize] == o.comp[w as usize]);
     let mut index = vec![NONE; n];
     let mut low = vec![0u32; n];
@@ -181,12 +204,10 @@ pub(crate) fn tarjan(g: &DepGraph, mask: u8, within: Option<&Components>) -> Com
         if index[root as usize] != NONE {
             continue;
         }
-        let (succ, bundles) = g.out(root);
-        if !bundles
-            .iter()
-            .zip(succ)
-            .any(|(b, &w)| b.mask & mask != 0 && w != root && inside(root, w))
-        {
+        if !(0..g.degree(root)).any(|i| {
+            g.succ(root, i, mask)
+                .is_some_and(|w| w != root && inside(root, w))
+        }) {
             continue; // no edge out: a component of its own
         }
         index[root as usize] = counter;
@@ -196,13 +217,15 @@ pub(crate) fn tarjan(g: &DepGraph, mask: u8, within: Option<&Components>) -> Com
         on_stack[root as usize] = true;
         calls.push((root, 0));
         while let Some(&mut (v, ref mut next)) = calls.last_mut() {
-            let (succ, bundles) = g.out(v);
+            let degree = g.degree(v);
             let mut descended = false;
-            while (*next as usize) < succ.len() {
+            while (*next as usize) < degree {
                 let i = *next as usize;
                 *next += 1;
-                let w = succ[i];
-                if bundles[i].mask & mask == 0 || !inside(v, w) {
+                let Some(w) = g.succ(v, i, mask) else {
+                    continue;
+                };
+                if !inside(v, w) {
                     continue;
                 }
                 if index[w as usize] == NONE {
@@ -286,8 +309,6 @@ pub(crate) struct Found {
 /// The search's reusable state, sized for the largest component.
 pub(crate) struct Searcher<'g> {
     g: &'g DepGraph,
-    started: &'g [Option<Interval>],
-    ended: &'g [Option<Interval>],
     /// Per transaction: how many transactions of the start chain certainly
     /// committed before it started (its entry point on the chain).
     entry: &'g [u32],
@@ -304,17 +325,9 @@ pub(crate) struct Searcher<'g> {
 }
 
 impl<'g> Searcher<'g> {
-    pub fn new(
-        g: &'g DepGraph,
-        budget: u64,
-        started: &'g [Option<Interval>],
-        ended: &'g [Option<Interval>],
-        entry: &'g [u32],
-    ) -> Searcher<'g> {
+    pub fn new(g: &'g DepGraph, budget: u64, entry: &'g [u32]) -> Searcher<'g> {
         Searcher {
             g,
-            started,
-            ended,
             entry,
             stamp: Vec::new(),
             dist: Vec::new(),
@@ -445,60 +458,6 @@ impl<'g> Searcher<'g> {
             }
         }
         None
-    }
-
-    /// G-SIb's candidates: the rw edges `u → v` between timed
-    /// transactions whose writer may have committed before its reader
-    /// started (see [`Spec::timed`]), each with whether `v` certainly
-    /// committed before `u` started (a direct missed effect).
-    pub fn timed_candidates(&self) -> Vec<(Hop, bool)> {
-        let mut out = Vec::new();
-        for u in 0..self.g.txns as u32 {
-            let Some(started) = self.started[u as usize] else {
-                continue;
-            };
-            let (succ, bundles) = self.g.out(u);
-            for (i, &v) in succ.iter().enumerate() {
-                let b = bundles[i];
-                if b.mask & RW == 0 || v as usize >= self.g.txns {
-                    continue;
-                }
-                let Some(ended) = self.ended[v as usize] else {
-                    continue;
-                };
-                if started.certainly_before(&ended) {
-                    continue;
-                }
-                for k in b.start..b.start + b.len {
-                    if self.g.gedges[k as usize].bit & RW != 0 {
-                        let hop = Hop {
-                            from: u,
-                            to: v,
-                            gedge: k,
-                        };
-                        out.push((hop, ended.certainly_before(&started)));
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    /// The cycle of a direct missed effect: the rw edge `u → v` and the
-    /// start chain from `v` into `u`.
-    pub fn direct_cycle(&self, cand: Hop) -> Found {
-        // `v` is among the transactions committed before `u` started, so
-        // `u` has an entry on the chain.
-        let chain = self.g.txns as u32 + self.entry[cand.from as usize] - 1;
-        let start = |from, to| Hop {
-            from,
-            to,
-            gedge: NONE,
-        };
-        Found {
-            cost: 2,
-            hops: vec![cand, start(cand.to, chain), start(chain, cand.from)],
-        }
     }
 
     /// For each candidate, the shortest cycle of the class through it
