@@ -48,7 +48,7 @@ pub fn check(history: &History, options: &Options) -> Report {
         observations: history.obs.len(),
         rows: history.rows.len(),
         edges: edges.len(),
-        graph_edges: raw.typed_edges(),
+        graph_edges: 0,
         components: 0,
         largest_component: 0,
         exempted_cycles: 0,
@@ -62,9 +62,10 @@ pub fn check(history: &History, options: &Options) -> Report {
             crate::TxnOutcome::Unknown => stats.unknown += 1,
         }
     }
-    if options.exempt_locking_reads {
-        stats.exempted_cycles = raw.exempted();
-    }
+    let g_si = timing.coverage != StartOrder::Off;
+    let scan = scan(&raw, &timing, options.exempt_locking_reads, g_si);
+    stats.graph_edges = scan.typed_edges;
+    stats.exempted_cycles = scan.exempted;
 
     // The dependency graph's strongly connected components, straight from
     // the sorted edges; the cycle classes are searched in a graph of only
@@ -81,9 +82,9 @@ pub fn check(history: &History, options: &Options) -> Report {
         classes(&ctx, &core, &dsg, options, &mut anomalies, &mut stats);
     }
     drop(dsg);
-    if timing.coverage != StartOrder::Off {
-        g_si_b(&ctx, &raw, &mut anomalies, &mut stats);
-        ctx.g_si_a(&raw, &mut anomalies);
+    if g_si {
+        g_si_b(&ctx, scan.direct, &scan.rest, &mut anomalies, &mut stats);
+        ctx.g_si_a(&scan.g_si_a, &mut anomalies);
     }
     ctx.g1(&mut inf, &mut anomalies);
 
@@ -203,26 +204,17 @@ fn classes(
 /// start edge (the family with a write needs no cycle of its own there);
 /// only the other candidates need the graph with the start chain, and a
 /// search.
-fn g_si_b(ctx: &Ctx<'_>, raw: &RawGraph<'_>, anomalies: &mut Vec<Anomaly>, stats: &mut Stats) {
+fn g_si_b(
+    ctx: &Ctx<'_>,
+    direct: Vec<(u32, u32, Vec<usize>)>,
+    rest: &[(u32, u32)],
+    anomalies: &mut Vec<Anomaly>,
+    stats: &mut Stats,
+) {
     let timing = ctx.timing;
-    let mut rest: Vec<(u32, u32)> = Vec::new();
-    for (u, v, range) in raw.groups(|e| e.kind == DepKind::RW) {
-        let (Some(started), Some(ended)) = (timing.started[u as usize], timing.ended[v as usize])
-        else {
-            continue;
-        };
-        if started.certainly_before(&ended) {
-            continue;
-        }
-        if ended.certainly_before(&started) {
-            let cands: Vec<usize> = range
-                .filter(|&k| ctx.edges[k].via != Via::Intermediate)
-                .collect();
-            let hops = vec![(u, v, cands), (v, u, Vec::new())];
-            anomalies.push(ctx.cycle_of_hops(Phenomenon::GSIb, hops, false));
-        } else if rest.last() != Some(&(u, v)) {
-            rest.push((u, v));
-        }
+    for (u, v, cands) in direct {
+        let hops = vec![(u, v, cands), (v, u, Vec::new())];
+        anomalies.push(ctx.cycle_of_hops(Phenomenon::GSIb, hops, false));
     }
     if rest.is_empty() {
         return;
@@ -289,82 +281,105 @@ impl RawGraph<'_> {
             && self.t.committed(e.from)
             && self.t.committed(e.to)
     }
+}
 
-    /// Per pair of transactions, the usable edges that `keep` selects:
-    /// (from, to, range of `edges` holding them and others of the pair).
-    fn groups<'s>(
-        &'s self,
-        keep: impl Fn(&RawEdge) -> bool + 's,
-    ) -> impl Iterator<Item = (u32, u32, std::ops::Range<usize>)> + 's {
-        let mut i = 0;
-        std::iter::from_fn(move || {
-            while i < self.edges.len() {
-                let (f, to) = (self.edges[i].from, self.edges[i].to);
-                let first = i;
-                let mut any = false;
-                let mut lo = usize::MAX;
-                let mut hi = 0;
-                while i < self.edges.len() && self.edges[i].from == f && self.edges[i].to == to {
-                    let e = &self.edges[i];
-                    if keep(e) && self.usable(e) {
-                        any = true;
-                        lo = lo.min(i);
-                        hi = i + 1;
+/// What one pass over the sorted edges finds, pair of transactions by pair.
+struct Scan {
+    /// Typed edges between committed transactions (pair, kind, read kind).
+    typed_edges: usize,
+    /// Two-transaction cycles the locking-read exemption sets aside.
+    exempted: usize,
+    /// G-SIa: (from, to, its first ww or wr edge).
+    g_si_a: Vec<(u32, u32, usize)>,
+    /// G-SIb where the writer certainly committed before the reader
+    /// started: (reader, writer, the rw edges).
+    direct: Vec<(u32, u32, Vec<usize>)>,
+    /// G-SIb candidates that need a search: (reader, writer).
+    rest: Vec<(u32, u32)>,
+}
+
+fn scan(raw: &RawGraph<'_>, timing: &Timing, exempt: bool, g_si: bool) -> Scan {
+    let edges = raw.edges;
+    let mut out = Scan {
+        typed_edges: 0,
+        exempted: 0,
+        g_si_a: Vec::new(),
+        direct: Vec::new(),
+        rest: Vec::new(),
+    };
+    let mut rw: Vec<usize> = Vec::new();
+    let mut i = 0;
+    while i < edges.len() {
+        let (f, to) = (edges[i].from, edges[i].to);
+        let pair = f != 0 && raw.t.committed(f) && raw.t.committed(to);
+        let mut last_bit = 0u8;
+        let mut write_read = None;
+        let mut lock_hi: Option<u32> = None;
+        rw.clear();
+        while i < edges.len() && edges[i].from == f && edges[i].to == to {
+            let e = &edges[i];
+            if pair && e.via != Via::Intermediate {
+                let bit = bit_of(e);
+                if bit != last_bit {
+                    out.typed_edges += 1;
+                    last_bit = bit;
+                }
+                match bit {
+                    WW | WR_PLAIN => {
+                        write_read.get_or_insert(i);
                     }
-                    i += 1;
-                }
-                let _ = first;
-                if any {
-                    return Some((f, to, lo..hi));
+                    WR_LOCK => {
+                        write_read.get_or_insert(i);
+                        lock_hi = Some(lock_hi.map_or(e.stmt_index, |h| h.max(e.stmt_index)));
+                    }
+                    RW_PLAIN | RW_LOCK => rw.push(i),
+                    _ => {}
                 }
             }
-            None
-        })
-    }
-
-    /// Typed edges between committed transactions: one per pair and kind
-    /// (and read kind), as the cycle searches see them.
-    fn typed_edges(&self) -> usize {
-        let mut n = 0;
-        let mut last: Option<(u32, u32, u8)> = None;
-        for e in self.edges {
-            if !self.usable(e) {
-                continue;
+            i += 1;
+        }
+        if !pair {
+            continue;
+        }
+        if g_si {
+            if let (Some(k), Some(ended), Some(started)) = (
+                write_read,
+                timing.ended[f as usize],
+                timing.started[to as usize],
+            ) {
+                if started.certainly_before(&ended) {
+                    out.g_si_a.push((f, to, k));
+                }
             }
-            let key = (e.from, e.to, bit_of(e));
-            if last != Some(key) {
-                n += 1;
-                last = Some(key);
+            if let (false, Some(started), Some(ended)) = (
+                rw.is_empty(),
+                timing.started[f as usize],
+                timing.ended[to as usize],
+            ) {
+                if ended.certainly_before(&started) {
+                    out.direct.push((f, to, rw.clone()));
+                } else if !started.certainly_before(&ended) {
+                    out.rest.push((f, to));
+                }
             }
         }
-        n
-    }
-
-    /// Two-transaction cycles the locking-read exemption sets aside: an rw
-    /// edge from a plain read of `u` and a wr edge into a later locking
-    /// read of `u`.
-    fn exempted(&self) -> usize {
-        let mut n = 0;
-        for (u, v, range) in self.groups(|e| bit_of(e) == RW_PLAIN) {
-            let lo = range
-                .filter(|&k| bit_of(&self.edges[k]) == RW_PLAIN)
-                .map(|k| self.edges[k].stmt_index)
-                .min()
-                .unwrap_or(NONE);
-            let back = &self.edges[self.start[v as usize]..self.start[v as usize + 1]];
-            let first = back.partition_point(|e| e.to < u);
-            let hi = back[first..]
+        if let (true, Some(hi)) = (exempt, lock_hi) {
+            // `to` read `f`'s write with a locking read; did an earlier
+            // plain read of `to` miss a write of `f`?
+            let back = &edges[raw.start[to as usize]..raw.start[to as usize + 1]];
+            let first = back.partition_point(|e| e.to < f);
+            let lo = back[first..]
                 .iter()
-                .take_while(|e| e.to == u)
-                .filter(|e| bit_of(e) == WR_LOCK && self.usable(e))
+                .take_while(|e| e.to == f)
+                .filter(|e| bit_of(e) == RW_PLAIN && raw.usable(e))
                 .map(|e| e.stmt_index)
-                .max();
-            if hi.is_some_and(|hi| lo < hi) {
-                n += 1;
+                .min();
+            if lo.is_some_and(|lo| lo < hi) {
+                out.exempted += 1;
             }
         }
-        n
     }
+    out
 }
 
 impl Adjacency for RawGraph<'_> {
@@ -451,8 +466,9 @@ struct Timing {
     /// Per dense transaction: (started, ended) when usable.
     started: Vec<Option<Interval>>,
     ended: Vec<Option<Interval>>,
-    /// The start chain: transactions with an end time, by latest end.
-    order: Vec<u32>,
+    /// The start chain: transactions with an end time, by latest end
+    /// (made when a G-SIb search needs it).
+    order: std::cell::OnceCell<Vec<u32>>,
 }
 
 impl Timing {
@@ -462,7 +478,7 @@ impl Timing {
             coverage: StartOrder::Off,
             started: vec![None; n],
             ended: vec![None; n],
-            order: Vec::new(),
+            order: std::cell::OnceCell::new(),
         };
         if !options.start_order {
             return timing;
@@ -494,19 +510,25 @@ impl Timing {
             (timed, 0) => StartOrder::Full { timed },
             (timed, untimed) => StartOrder::Partial { timed, untimed },
         };
-        timing.order = (1..n as u32)
-            .filter(|&d| timing.ended[d as usize].is_some())
-            .collect();
+
         timing
-            .order
-            .sort_by_key(|&d| (timing.ended[d as usize].map(|e| e.latest), d));
-        timing
+    }
+
+    /// The start chain's transactions, by latest end.
+    fn order(&self) -> &[u32] {
+        self.order.get_or_init(|| {
+            let mut order: Vec<u32> = (1..self.ended.len() as u32)
+                .filter(|&d| self.ended[d as usize].is_some())
+                .collect();
+            order.sort_by_key(|&d| (self.ended[d as usize].map(|e| e.latest), d));
+            order
+        })
     }
 
     /// How many chain transactions certainly committed before `d` started.
     fn before_start(&self, d: u32) -> usize {
         match self.started[d as usize] {
-            Some(s) => self.order.partition_point(|&o| {
+            Some(s) => self.order().partition_point(|&o| {
                 self.ended[o as usize].expect("in the chain").latest < s.earliest
             }),
             None => 0,
@@ -532,13 +554,14 @@ fn build_graph(
     let mut gedges: Vec<GEdge> = Vec::new();
     // start chain: position of each transaction in it, and who enters from
     // each chain node
-    let m = timing.order.len();
+    let order: &[u32] = if core.is_none() { timing.order() } else { &[] };
+    let m = order.len();
     let mut chain_pos = vec![NONE; n];
-    for (k, &d) in timing.order.iter().enumerate() {
+    for (k, &d) in order.iter().enumerate() {
         chain_pos[d as usize] = k as u32;
     }
     let mut enter: Vec<(u32, u32)> = Vec::new(); // (chain index, transaction)
-    for d in 1..n as u32 {
+    for d in (1..n as u32).filter(|_| core.is_none()) {
         if timing.started[d as usize].is_some() {
             let k = timing.before_start(d);
             if k > 0 && m > 0 {
@@ -730,18 +753,11 @@ impl Ctx<'_> {
 
     /// G-SIa: a ww or wr edge into a transaction that certainly started
     /// before its source committed. One anomaly per pair.
-    fn g_si_a(&self, raw: &RawGraph<'_>, out: &mut Vec<Anomaly>) {
-        for (u, v, range) in raw.groups(|e| matches!(e.kind, DepKind::WW | DepKind::WR)) {
-            let (Some(ended), Some(started)) = (
-                self.timing.ended[u as usize],
-                self.timing.started[v as usize],
-            ) else {
-                continue;
-            };
-            if !started.certainly_before(&ended) {
-                continue;
-            }
-            let mut edge = self.edge(&self.edges[range.start]);
+    fn g_si_a(&self, found: &[(u32, u32, usize)], out: &mut Vec<Anomaly>) {
+        for &(u, v, k) in found {
+            let ended = self.timing.ended[u as usize].expect("scanned with timing");
+            let started = self.timing.started[v as usize].expect("scanned with timing");
+            let mut edge = self.edge(&self.edges[k]);
             edge.evidence.push_str(&format!(
                 "; {} started by {} µs, before {} committed (not before {} µs)",
                 self.t.label(self.h, v),
