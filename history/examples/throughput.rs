@@ -284,6 +284,18 @@ fn status_kb(field: &str) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// This process's CPU time (user and system) in seconds, from
+/// `/proc/self/stat` (clock ticks of 1/100 s).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name, which is in parentheses.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 here.
+    (ticks(11) + ticks(12)) as f64 / 100.0
+}
+
 fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -312,8 +324,16 @@ fn main() {
         cpu_model()
     );
     println!(
-        "{:>9} {:>11} {:>9} {:>9} {:>13} {:>9} {:>9}  anomalies",
-        "txns", "observations", "build s", "check s", "checked/s", "VmHWM MB", "MB/1k txn"
+        "{:>9} {:>12} {:>8} {:>8} {:>8} {:>11} {:>11} {:>9} {:>9}  anomalies",
+        "txns",
+        "observations",
+        "build s",
+        "check s",
+        "cpu s",
+        "checked/s",
+        "per cpu s",
+        "VmHWM MB",
+        "MB/1k txn"
     );
     let options = Options {
         list_edges: false,
@@ -324,20 +344,24 @@ fn main() {
         let (h, injected) = simulate(n, 0x9e37_79b9_7f4a_7c15 ^ n as u64);
         let build = t0.elapsed().as_secs_f64();
         let t1 = Instant::now();
+        let c1 = cpu_seconds();
         let report = check(&h, &options);
         let secs = t1.elapsed().as_secs_f64();
+        let cpu = cpu_seconds() - c1;
         let hwm = status_kb("VmHWM").unwrap_or(0) as f64 / 1024.0;
         let mut by: BTreeMap<String, usize> = BTreeMap::new();
         for a in &report.anomalies {
             *by.entry(a.phenomenon.name().to_string()).or_default() += 1;
         }
         println!(
-            "{:>9} {:>11} {:>9.3} {:>9.3} {:>13.0} {:>9.0} {:>9.2}  {:?}; violations {}; injected: {} lost updates, {} stale reads, {} dirty reads; {} components, largest {}, searches cut {}",
+            "{:>9} {:>12} {:>8.3} {:>8.3} {:>8.2} {:>11.0} {:>11.0} {:>9.0} {:>9.2}  {:?}; violations {}; injected: {} lost updates, {} stale reads, {} dirty reads; {} components, largest {}, searches cut {}",
             n,
             h.observation_count(),
             build,
             secs,
+            cpu,
             n as f64 / secs,
+            n as f64 / cpu.max(0.01),
             hwm,
             hwm / (n as f64 / 1000.0),
             by,
