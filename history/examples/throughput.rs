@@ -13,7 +13,9 @@
 //! skews. A few anomalies are injected: lost updates (5% of the commits
 //! that first-committer-wins would refuse go through), stale reads (a read that misses the latest
 //! version its snapshot holds, committed at most 1000 commits before the
-//! snapshot) and dirty reads of a write that is then rolled back. Every transaction has exact timing, so the G-SI checks run
+//! snapshot; `--stale-window=N` for N commits, which with a large N joins
+//! much of the history into one strongly connected component) and dirty
+//! reads of a write that is then rolled back. Every transaction has exact timing, so the G-SI checks run
 //! too. A last transaction reads every row.
 //!
 //! Printed per size: the time to build the history and to check it,
@@ -26,8 +28,8 @@ use std::time::Instant;
 use txlab_history::*;
 
 const SESSIONS: usize = 8;
-/// A stale read misses a version committed at most this many commits
-/// before its snapshot.
+/// By default a stale read misses a version committed at most this many
+/// commits before its snapshot (`--stale-window=N` changes it).
 const STALE_WINDOW: u64 = 1_000;
 
 /// A small deterministic generator (xorshift*), so runs are repeatable.
@@ -76,7 +78,7 @@ struct Injected {
     dirty_reads: usize,
 }
 
-fn simulate(n: usize, seed: u64) -> (History, Injected) {
+fn simulate(n: usize, seed: u64, stale_window: u64) -> (History, Injected) {
     let mut rng = Rng(seed | 1);
     let mut h = History::new();
     let mut injected = Injected::default();
@@ -207,7 +209,7 @@ fn simulate(n: usize, seed: u64) -> (History, Injected) {
             let theirs = list.last() != Some(&tid);
             let recent = row.committed[..visible]
                 .last()
-                .is_some_and(|&(_, c)| c + STALE_WINDOW > snapshot);
+                .is_some_and(|&(_, c)| c + stale_window > snapshot);
             if let Some(o) = dirty.filter(|_| theirs) {
                 let other = sessions[o].as_mut().unwrap();
                 other.must_abort = true;
@@ -309,10 +311,14 @@ fn cpu_model() -> String {
 }
 
 fn main() {
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
-        .map(|a| a.parse().expect("sizes are numbers of transactions"))
-        .collect();
+    let mut stale_window = STALE_WINDOW;
+    let mut sizes: Vec<usize> = Vec::new();
+    for arg in std::env::args().skip(1) {
+        match arg.strip_prefix("--stale-window=") {
+            Some(w) => stale_window = w.parse().expect("--stale-window=N"),
+            None => sizes.push(arg.parse().expect("sizes are numbers of transactions")),
+        }
+    }
     let sizes = if sizes.is_empty() {
         vec![10_000, 100_000, 1_000_000]
     } else {
@@ -341,7 +347,7 @@ fn main() {
     };
     for n in sizes {
         let t0 = Instant::now();
-        let (h, injected) = simulate(n, 0x9e37_79b9_7f4a_7c15 ^ n as u64);
+        let (h, injected) = simulate(n, 0x9e37_79b9_7f4a_7c15 ^ n as u64, stale_window);
         let build = t0.elapsed().as_secs_f64();
         let t1 = Instant::now();
         let c1 = cpu_seconds();

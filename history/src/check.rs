@@ -12,13 +12,15 @@ use crate::report::{
 };
 
 /// Infers the dependency edges of `history`, finds its anomalies (one
-/// shortest cycle per class per strongly connected component, and the
-/// phenomena that are not cycles) and the violations of what every level
-/// guarantees. Deterministic: the same history gives the same report.
+/// shortest cycle per class per strongly connected component, one G-SIb
+/// cycle per rw edge that misses an effect, and the phenomena that are not
+/// cycles) and the violations of what every level guarantees.
+/// Deterministic: the same history gives the same report.
 ///
 /// Costs O(n log n) in the size of the history (observations, version-list
 /// entries, edges), plus the cycle searches inside strongly connected
-/// components, which are bounded (see [`Stats::searches_cut`]).
+/// components, each bounded by about twice the size of the graph it
+/// searches (see [`Stats::searches_cut`]).
 pub fn check(history: &History, options: &Options) -> Report {
     let (txns, dense) = resolve(history);
     let mut inf = infer(history, &txns, &dense, options.list_edges);
