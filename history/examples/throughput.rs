@@ -18,9 +18,11 @@
 //! reads of a write that is then rolled back. Every transaction has exact timing, so the G-SI checks run
 //! too. A last transaction reads every row.
 //!
-//! Printed per size: the time to build the history and to check it,
-//! transactions checked per second, the anomalies by phenomenon, and the
-//! process's peak resident memory (`VmHWM`) after the check.
+//! Printed per size: the time to build the history (simulation included)
+//! and to check it (wall and CPU), transactions checked per second, the
+//! resident memory before the check (`VmRSS`: mostly the history), the
+//! process's peak resident memory (`VmHWM`) after it, and the anomalies by
+//! phenomenon with what was injected.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -293,7 +295,12 @@ fn cpu_seconds() -> f64 {
     // The fields after the command name, which is in parentheses.
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
     let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
     // utime and stime are fields 14 and 15 of the line, 12 and 13 here.
     (ticks(11) + ticks(12)) as f64 / 100.0
 }
@@ -330,7 +337,7 @@ fn main() {
         cpu_model()
     );
     println!(
-        "{:>9} {:>12} {:>8} {:>8} {:>8} {:>11} {:>11} {:>9} {:>9}  anomalies",
+        "{:>9} {:>12} {:>8} {:>8} {:>8} {:>11} {:>11} {:>10} {:>9} {:>9}  anomalies",
         "txns",
         "observations",
         "build s",
@@ -338,6 +345,7 @@ fn main() {
         "cpu s",
         "checked/s",
         "per cpu s",
+        "history MB",
         "VmHWM MB",
         "MB/1k txn"
     );
@@ -349,6 +357,7 @@ fn main() {
         let t0 = Instant::now();
         let (h, injected) = simulate(n, 0x9e37_79b9_7f4a_7c15 ^ n as u64, stale_window);
         let build = t0.elapsed().as_secs_f64();
+        let rss = status_kb("VmRSS").unwrap_or(0) as f64 / 1024.0;
         let t1 = Instant::now();
         let c1 = cpu_seconds();
         let report = check(&h, &options);
@@ -360,7 +369,7 @@ fn main() {
             *by.entry(a.phenomenon.name().to_string()).or_default() += 1;
         }
         println!(
-            "{:>9} {:>12} {:>8.3} {:>8.3} {:>8.2} {:>11.0} {:>11.0} {:>9.0} {:>9.2}  {:?}; violations {}; injected: {} lost updates, {} stale reads, {} dirty reads; {} components, largest {}, searches cut {}",
+            "{:>9} {:>12} {:>8.3} {:>8.3} {:>8.2} {:>11.0} {:>11.0} {:>10.0} {:>9.0} {:>9.2}  {:?}; violations {}; injected: {} lost updates, {} stale reads, {} dirty reads; {} components, largest {}, searches cut {}",
             n,
             h.observation_count(),
             build,
@@ -368,6 +377,7 @@ fn main() {
             cpu,
             n as f64 / secs,
             n as f64 / cpu.max(0.01),
+            rss,
             hwm,
             hwm / (n as f64 / 1000.0),
             by,

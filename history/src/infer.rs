@@ -511,7 +511,7 @@ impl RowPass<'_> {
     /// A read certainly sent after an aborted writer's rollback ended that
     /// still returns its write (assumption (g)).
     fn seen_after_rollback(&mut self, o: u32, g: u32, len: usize, reader: u32) {
-        let Some(at) = self.h.stmts[self.h.obs[o as usize].stmt as usize].at else {
+        let Some(&at) = self.h.stmt_at.get(&self.h.obs[o as usize].stmt) else {
             return;
         };
         for i in 0..len {
