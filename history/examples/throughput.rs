@@ -175,7 +175,7 @@ fn simulate(n: usize, seed: u64, stale_window: u64) -> (History, Injected) {
         // An injected dirty read: a plain read of a row another running
         // transaction wrote, which then rolls back.
         let mut dirty = None;
-        if dice >= 5 && dice < 55 && rng.chance(500) {
+        if (5..55).contains(&dice) && rng.chance(500) {
             if let Some((o, &k)) = sessions
                 .iter()
                 .enumerate()

@@ -504,7 +504,7 @@ impl<'g> Searcher<'g> {
         rank: Option<&[u32]>,
     ) -> (Option<Found>, bool) {
         let ge = self.g.gedges[cand.gedge as usize];
-        let (path, hit) = self.path_back(comps, c, spec, cand, ge, bound, rank);
+        let (path, hit) = self.path_back(comps, c, spec, cand, bound, rank);
         let Some(path) = path else {
             return (None, hit);
         };
@@ -608,10 +608,10 @@ impl<'g> Searcher<'g> {
         c: u32,
         spec: Spec,
         cand: Hop,
-        cand_edge: GEdge,
         bound: u32,
         rank: Option<&[u32]>,
     ) -> (Option<Vec<Hop>>, bool) {
+        let cand_edge = self.g.gedges[cand.gedge as usize];
         let floor = rank.map_or(0, |r| r[cand.from as usize]);
         let need = spec.need;
         let bits = need.count_ones();
