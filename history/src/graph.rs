@@ -668,8 +668,11 @@ impl<'g> Searcher<'g> {
             if d.saturating_add(1) >= bound {
                 return (None, true);
             }
-            if node == u && packed == full {
-                return (Some(self.unwind(comps, bits, u, packed)), false);
+            if node == u {
+                if packed == full {
+                    return (Some(self.unwind(comps, bits, u, packed)), false);
+                }
+                continue; // a walk through `u` is no simple cycle
             }
             let (succ, bundles) = self.g.out(node);
             for (i, &w) in succ.iter().enumerate() {
@@ -677,8 +680,8 @@ impl<'g> Searcher<'g> {
                 if comps.comp[w as usize] != c || b.mask & spec.path == 0 {
                     continue;
                 }
-                if w >= txns && chain_end.is_none_or(|end| w > end) {
-                    continue;
+                if w == v || (w >= txns && chain_end.is_none_or(|end| w > end)) {
+                    continue; // nor is a walk back through `v`
                 }
                 if rank.is_some_and(|r| r[w as usize] < floor) {
                     continue;
