@@ -6,24 +6,33 @@
 //! ```
 //!
 //! Each history is simulated: 8 sessions run transactions of 2–6 operations
-//! (plain and locking reads, updates, a few deletes, 3% rollbacks) over a key space of a quarter as many rows as transactions,
+//! (plain and locking reads, updates, a few deletes, 3% rollbacks) over a
+//! key space of a quarter as many rows as transactions,
 //! one percent of them hot (a tenth of the operations), under snapshot
 //! isolation with first-committer-wins, so its only anomalies are write
-//! skews. A few anomalies are injected: lost updates (a commit that skips
-//! the write-conflict check), stale reads (a read that misses the latest
-//! version its snapshot holds) and dirty reads of a write that is then
-//! rolled back. Every transaction has exact timing, so the G-SI checks run
+//! skews. A few anomalies are injected: lost updates (5% of the commits
+//! that first-committer-wins would refuse go through), stale reads (a read that misses the latest
+//! version its snapshot holds, committed at most 1000 commits before the
+//! snapshot; `--stale-window=N` for N commits, which with a large N joins
+//! much of the history into one strongly connected component) and dirty
+//! reads of a write that is then rolled back. Every transaction has exact timing, so the G-SI checks run
 //! too. A last transaction reads every row.
 //!
-//! Printed per size: the time to build the history and to check it,
-//! transactions checked per second, the anomalies by phenomenon, and the
-//! process's peak resident memory (`VmHWM`) after the check.
+//! Printed per size: the time to build the history (simulation included)
+//! and to check it (wall and CPU), transactions checked per second, the
+//! resident memory before the check (`VmRSS`: mostly the history), the
+//! process's peak resident memory (`VmHWM`) after it, and the anomalies by
+//! phenomenon with what was injected.
 
 use std::collections::BTreeMap;
+use std::fmt::Write;
 use std::time::Instant;
 use txlab_history::*;
 
 const SESSIONS: usize = 8;
+/// By default a stale read misses a version committed at most this many
+/// commits before its snapshot (`--stale-window=N` changes it).
+const STALE_WINDOW: u64 = 1_000;
 
 /// A small deterministic generator (xorshift*), so runs are repeatable.
 struct Rng(u64);
@@ -62,7 +71,6 @@ struct Running {
     deletes: Vec<u64>,
     started: u64,
     must_abort: bool,
-    skip_conflict_check: bool,
 }
 
 #[derive(Default)]
@@ -72,7 +80,7 @@ struct Injected {
     dirty_reads: usize,
 }
 
-fn simulate(n: usize, seed: u64) -> (History, Injected) {
+fn simulate(n: usize, seed: u64, stale_window: u64) -> (History, Injected) {
     let mut rng = Rng(seed | 1);
     let mut h = History::new();
     let mut injected = Injected::default();
@@ -109,30 +117,28 @@ fn simulate(n: usize, seed: u64) -> (History, Injected) {
                     deletes: Vec::new(),
                     started: clock,
                     must_abort: false,
-                    skip_conflict_check: rng.chance(50),
                 });
             }
             continue;
         };
         if t.ops_left == 0 {
-            // COMMIT or ROLLBACK
+            // COMMIT or ROLLBACK; first committer wins, except that a few
+            // conflicting commits go through (injected lost updates).
+            let conflict = t
+                .writes
+                .iter()
+                .chain(&t.deletes)
+                .any(|&k| rows[k as usize].committed.last().unwrap().1 > t.snapshot);
             let mut abort = t.must_abort || rng.chance(30_000);
-            if !abort && !t.skip_conflict_check {
-                abort = t
-                    .writes
-                    .iter()
-                    .chain(&t.deletes)
-                    .any(|&k| rows[k as usize].committed.last().unwrap().1 > t.snapshot);
+            if conflict && !abort {
+                if rng.chance(50_000) {
+                    injected.lost_updates += 1;
+                } else {
+                    abort = true;
+                }
             }
             if !abort {
                 commits += 1;
-                if t.skip_conflict_check
-                    && t.writes
-                        .iter()
-                        .any(|&k| rows[k as usize].committed.last().unwrap().1 > t.snapshot)
-                {
-                    injected.lost_updates += 1;
-                }
                 for &k in &t.writes {
                     rows[k as usize].committed.push((t.id, commits));
                 }
@@ -157,53 +163,68 @@ fn simulate(n: usize, seed: u64) -> (History, Injected) {
             continue;
         }
         t.ops_left -= 1;
-        let key = if rng.chance(100_000) {
+        let (tid, snapshot) = (t.id, t.snapshot);
+        let stmt = StatementId::new(tid, t.next_stmt);
+        t.next_stmt += 1;
+        let dice = rng.below(100);
+        let mut key = if rng.chance(100_000) {
             rng.below(hot)
         } else {
             rng.below(keys)
         };
+        // An injected dirty read: a plain read of a row another running
+        // transaction wrote, which then rolls back.
+        let mut dirty = None;
+        if (5..55).contains(&dice) && rng.chance(500) {
+            if let Some((o, &k)) = sessions
+                .iter()
+                .enumerate()
+                .filter(|&(o, _)| o != s)
+                .filter_map(|(o, r)| r.as_ref().and_then(|r| r.writes.first().map(|k| (o, k))))
+                .next()
+            {
+                dirty = Some(o);
+                key = k;
+            }
+        }
+        let t = sessions[s].as_ref().unwrap();
         let row = &rows[key as usize];
         if row.deleted || t.deletes.contains(&key) {
             continue;
         }
         // What the transaction sees: its snapshot, then its own writes.
-        let visible = row.committed.partition_point(|&(_, c)| c <= t.snapshot);
+        let visible = row.committed.partition_point(|&(_, c)| c <= snapshot);
         if visible == 0 {
-            continue; // inserted after the snapshot
+            continue;
         }
         list.clear();
         list.extend(row.committed[..visible].iter().map(|&(w, _)| w));
-        list.extend(t.writes.iter().filter(|&&k| k == key).map(|_| t.id));
-        let stmt = StatementId::new(t.id, t.next_stmt);
-        t.next_stmt += 1;
-        let tid = t.id;
+        list.extend(t.writes.iter().filter(|&&k| k == key).map(|_| tid));
         values.clear();
-        values.push_str(&format!("({key}, {})", list.len()));
-        let dice = rng.below(100);
+        let _ = write!(values, "({key}, {})", list.len());
         if dice < 55 {
             let kind = if dice < 5 {
                 ReadKind::Locking
             } else {
                 ReadKind::Plain
             };
-            let plain_other = kind == ReadKind::Plain && list.last() != Some(&tid);
-            if plain_other && list.len() > 1 && rng.chance(200) {
-                list.pop(); // a stale read
+            let theirs = list.last() != Some(&tid);
+            let recent = row.committed[..visible]
+                .last()
+                .is_some_and(|&(_, c)| c + stale_window > snapshot);
+            if let Some(o) = dirty.filter(|_| theirs) {
+                let other = sessions[o].as_mut().unwrap();
+                other.must_abort = true;
+                list.push(other.id);
+                injected.dirty_reads += 1;
+            } else if kind == ReadKind::Plain
+                && theirs
+                && list.len() > 1
+                && recent
+                && rng.chance(2_000)
+            {
+                list.pop(); // a stale read: a snapshot a little too old
                 injected.stale_reads += 1;
-            } else if plain_other && rng.chance(100) {
-                // a dirty read of another running transaction's write, which
-                // then rolls back
-                let other = sessions
-                    .iter_mut()
-                    .enumerate()
-                    .filter(|(o, _)| *o != s)
-                    .filter_map(|(_, r)| r.as_mut())
-                    .find(|r| r.writes.contains(&key));
-                if let Some(o) = other {
-                    o.must_abort = true;
-                    list.push(o.id);
-                    injected.dirty_reads += 1;
-                }
             }
             h.observe_ref(ObservationRef {
                 statement: &stmt,
@@ -267,6 +288,23 @@ fn status_kb(field: &str) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// This process's CPU time (user and system) in seconds, from
+/// `/proc/self/stat` (clock ticks of 1/100 s).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name, which is in parentheses.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 here.
+    (ticks(11) + ticks(12)) as f64 / 100.0
+}
+
 fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -280,10 +318,14 @@ fn cpu_model() -> String {
 }
 
 fn main() {
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
-        .map(|a| a.parse().expect("sizes are numbers of transactions"))
-        .collect();
+    let mut stale_window = STALE_WINDOW;
+    let mut sizes: Vec<usize> = Vec::new();
+    for arg in std::env::args().skip(1) {
+        match arg.strip_prefix("--stale-window=") {
+            Some(w) => stale_window = w.parse().expect("--stale-window=N"),
+            None => sizes.push(arg.parse().expect("sizes are numbers of transactions")),
+        }
+    }
     let sizes = if sizes.is_empty() {
         vec![10_000, 100_000, 1_000_000]
     } else {
@@ -295,8 +337,17 @@ fn main() {
         cpu_model()
     );
     println!(
-        "{:>9} {:>11} {:>9} {:>9} {:>13} {:>9} {:>9}  anomalies",
-        "txns", "observations", "build s", "check s", "checked/s", "VmHWM MB", "MB/1k txn"
+        "{:>9} {:>12} {:>8} {:>8} {:>8} {:>11} {:>11} {:>10} {:>9} {:>9}  anomalies",
+        "txns",
+        "observations",
+        "build s",
+        "check s",
+        "cpu s",
+        "checked/s",
+        "per cpu s",
+        "history MB",
+        "VmHWM MB",
+        "MB/1k txn"
     );
     let options = Options {
         list_edges: false,
@@ -304,23 +355,29 @@ fn main() {
     };
     for n in sizes {
         let t0 = Instant::now();
-        let (h, injected) = simulate(n, 0x9e37_79b9_7f4a_7c15 ^ n as u64);
+        let (h, injected) = simulate(n, 0x9e37_79b9_7f4a_7c15 ^ n as u64, stale_window);
         let build = t0.elapsed().as_secs_f64();
+        let rss = status_kb("VmRSS").unwrap_or(0) as f64 / 1024.0;
         let t1 = Instant::now();
+        let c1 = cpu_seconds();
         let report = check(&h, &options);
         let secs = t1.elapsed().as_secs_f64();
+        let cpu = cpu_seconds() - c1;
         let hwm = status_kb("VmHWM").unwrap_or(0) as f64 / 1024.0;
         let mut by: BTreeMap<String, usize> = BTreeMap::new();
         for a in &report.anomalies {
             *by.entry(a.phenomenon.name().to_string()).or_default() += 1;
         }
         println!(
-            "{:>9} {:>11} {:>9.3} {:>9.3} {:>13.0} {:>9.0} {:>9.2}  {:?}; violations {}; injected: {} lost updates, {} stale reads, {} dirty reads; {} components, largest {}, searches cut {}",
+            "{:>9} {:>12} {:>8.3} {:>8.3} {:>8.2} {:>11.0} {:>11.0} {:>10.0} {:>9.0} {:>9.2}  {:?}; violations {}; injected: {} lost updates, {} stale reads, {} dirty reads; {} components, largest {}, searches cut {}",
             n,
             h.observation_count(),
             build,
             secs,
+            cpu,
             n as f64 / secs,
+            n as f64 / cpu.max(0.01),
+            rss,
             hwm,
             hwm / (n as f64 / 1000.0),
             by,

@@ -2,8 +2,8 @@
 
 use crate::fx::FxMap;
 use crate::graph::{
-    tarjan, Bundle, Components, DepGraph, Found, GEdge, Searcher, Spec, DSG, F_RW, F_SO, F_START,
-    F_WRITE, RW, RW_LOCK, RW_PLAIN, SO, START, VSTART, WR, WR_LOCK, WR_PLAIN, WW,
+    tarjan, Adjacency, Bundle, Components, DepGraph, Found, GEdge, Hop, Searcher, Spec, DSG, F_RW,
+    F_SO, F_START, F_WRITE, RW, RW_LOCK, RW_PLAIN, SO, START, VSTART, WR, WR_LOCK, WR_PLAIN, WW,
 };
 use crate::history::{History, Interval, ReadKind, TxnId, T0};
 use crate::infer::{infer, read_code, read_of, resolve, RawEdge, Txns, Via, NONE};
@@ -12,27 +12,33 @@ use crate::report::{
 };
 
 /// Infers the dependency edges of `history`, finds its anomalies (one
-/// shortest cycle per class per strongly connected component, and the
-/// phenomena that are not cycles) and the violations of what every level
-/// guarantees. Deterministic: the same history gives the same report.
+/// shortest cycle per class per strongly connected component, one G-SIb
+/// cycle per rw edge that misses an effect, and the phenomena that are not
+/// cycles) and the violations of what every level guarantees.
+/// Deterministic: the same history gives the same report.
 ///
 /// Costs O(n log n) in the size of the history (observations, version-list
 /// entries, edges), plus the cycle searches inside strongly connected
-/// components, which are bounded (see [`Stats::searches_cut`]).
+/// components, each bounded by about twice the size of the graph it
+/// searches (see [`Stats::searches_cut`]).
 pub fn check(history: &History, options: &Options) -> Report {
     let (txns, dense) = resolve(history);
-    let mut inf = infer(history, &txns, &dense);
+    let mut inf = infer(history, &txns, &dense, options.list_edges);
+    drop(dense);
     if options.session_order {
         session_edges(history, &txns, &mut inf.edges);
     }
-    let edges = distinct(std::mem::take(&mut inf.edges), txns.ids.len());
+    let (edges, start) = distinct(std::mem::take(&mut inf.edges), txns.ids.len());
     let timing = Timing::new(history, &txns, options);
-    let graph = build_graph(&edges, &txns, &timing);
+    let raw = RawGraph {
+        edges: &edges,
+        start: &start,
+        t: &txns,
+    };
     let ctx = Ctx {
         h: history,
         t: &txns,
         edges: &edges,
-        graph: &graph,
         timing: &timing,
     };
     let mut anomalies = Vec::new();
@@ -44,11 +50,7 @@ pub fn check(history: &History, options: &Options) -> Report {
         observations: history.obs.len(),
         rows: history.rows.len(),
         edges: edges.len(),
-        graph_edges: graph
-            .gedges
-            .iter()
-            .filter(|g| g.bit & (VSTART | START) == 0)
-            .count(),
+        graph_edges: 0,
         components: 0,
         largest_component: 0,
         exempted_cycles: 0,
@@ -62,118 +64,29 @@ pub fn check(history: &History, options: &Options) -> Report {
             crate::TxnOutcome::Unknown => stats.unknown += 1,
         }
     }
-    if options.exempt_locking_reads {
-        stats.exempted_cycles = exempted(&graph);
-    }
+    let g_si = timing.coverage != StartOrder::Off;
+    let scan = scan(&raw, &timing, options.exempt_locking_reads, g_si);
+    stats.graph_edges = scan.typed_edges;
+    stats.exempted_cycles = scan.exempted;
 
-    // Each search may look at a few times the graph's size.
-    let budget = 4 * (graph.nodes as u64 + graph.gedges.len() as u64) + (1 << 22);
-    let entry: Vec<u32> = (0..txns.ids.len() as u32)
-        .map(|d| timing.before_start(d) as u32)
-        .collect();
-    let mut searcher = Searcher::new(&graph, budget, &timing.started, &timing.ended, &entry);
+    // The dependency graph's strongly connected components, straight from
+    // the sorted edges; the cycle classes are searched in a graph of only
+    // the transactions in them.
     let dsg = tarjan(
-        &graph,
+        &raw,
         if options.session_order { DSG | SO } else { DSG },
         None,
     );
     stats.components = dsg.members.len();
     stats.largest_component = dsg.members.iter().map(Vec::len).max().unwrap_or(0);
-    let exempt = options.exempt_locking_reads;
-    let spec = |candidate, path, need| Spec {
-        candidate,
-        path,
-        need,
-        exempt,
-        timed: path & START != 0,
-    };
-    let classes = [
-        (Phenomenon::G0, spec(WW, WW, 0)),
-        (Phenomenon::G1c, spec(WR, WW | WR, 0)),
-        // G-single, in two families the vendor models tell apart: reads
-        // only (rw plus wr into plain reads), and with a write (a ww edge or
-        // a wr edge into a locking read).
-        (Phenomenon::GSingle, spec(RW, WR_PLAIN, 0)),
-        (Phenomenon::GSingle, spec(RW, WW | WR, F_WRITE)),
-        (Phenomenon::G2Item, spec(RW, DSG, F_RW)),
-    ];
-    for (phenomenon, spec) in classes {
-        // Each class is searched in the components of the edges it may use
-        // (inside the dependency graph's own components).
-        let comps = tarjan(&graph, spec.candidate | spec.path, Some(&dsg));
-        // Where the path back has no rw edge, its subgraph's ranks bound
-        // the search.
-        let ranks = (spec.path & RW == 0 && spec.path != spec.candidate)
-            .then(|| tarjan(&graph, spec.path, Some(&dsg)).rank);
-        let mut covered = vec![
-            false;
-            if options.session_order {
-                graph.nodes
-            } else {
-                0
-            }
-        ];
-        for c in 0..comps.members.len() as u32 {
-            let (found, cut) = searcher.shortest(&comps, c, spec, ranks.as_deref());
-            stats.searches_cut += usize::from(cut);
-            if !found.is_empty() {
-                for &m in &comps.members[c as usize] {
-                    if let Some(x) = covered.get_mut(m as usize) {
-                        *x = true;
-                    }
-                }
-            }
-            for f in found {
-                anomalies.push(ctx.cycle(phenomenon, &f, false));
-            }
-        }
-        if !options.session_order {
-            continue;
-        }
-        // Cycles of the class that need session order, in components
-        // where the class has none without it.
-        let session = Spec {
-            path: spec.path | SO,
-            need: spec.need | F_SO,
-            ..spec
-        };
-        let comps = tarjan(&graph, session.candidate | session.path, Some(&dsg));
-        let ranks = (session.path & RW == 0).then(|| tarjan(&graph, session.path, Some(&dsg)).rank);
-        for c in 0..comps.members.len() as u32 {
-            if comps.members[c as usize]
-                .iter()
-                .any(|&m| covered[m as usize])
-            {
-                continue;
-            }
-            let (found, cut) = searcher.shortest(&comps, c, session, ranks.as_deref());
-            stats.searches_cut += usize::from(cut);
-            for f in found {
-                anomalies.push(ctx.cycle(phenomenon, &f, true));
-            }
-        }
+    if !dsg.members.is_empty() {
+        let core = build_graph(&edges, &txns, &timing, Some(&dsg));
+        classes(&ctx, &core, &dsg, options, &mut anomalies, &mut stats);
     }
     drop(dsg);
-    if graph.nodes > graph.txns {
-        // G-SIb: the same two families, closing through start order, from
-        // each rw edge whose writer may have committed before its reader
-        // started (components are of no help: the start chain joins
-        // nearly everything).
-        let all = Components::whole(graph.nodes);
-        for spec in [
-            spec(RW, WR_PLAIN | VSTART | START, F_START),
-            spec(RW, WW | WR | VSTART | START, F_START | F_WRITE),
-        ] {
-            let ranks = tarjan(&graph, spec.path, None).rank;
-            let (found, cut) = searcher.shortest(&all, 0, spec, Some(&ranks));
-            stats.searches_cut += usize::from(cut);
-            for f in found {
-                anomalies.push(ctx.cycle(Phenomenon::GSIb, &f, false));
-            }
-        }
-    }
-    if timing.coverage != StartOrder::Off {
-        ctx.g_si_a(&mut anomalies);
+    if g_si {
+        g_si_b(&ctx, scan.direct, &scan.rest, &mut anomalies, &mut stats);
+        ctx.g_si_a(&scan.g_si_a, &mut anomalies);
     }
     ctx.g1(&mut inf, &mut anomalies);
 
@@ -194,6 +107,295 @@ pub fn check(history: &History, options: &Options) -> Report {
         anomalies,
         violations,
         stats,
+    }
+}
+
+/// The cycle classes, each searched in the components of the edges it may
+/// use (inside the dependency graph's own components `dsg`), one shortest
+/// cycle per class and component.
+fn classes(
+    ctx: &Ctx<'_>,
+    graph: &DepGraph,
+    dsg: &Components,
+    options: &Options,
+    anomalies: &mut Vec<Anomaly>,
+    stats: &mut Stats,
+) {
+    let nodes: u64 = dsg.members.iter().map(|m| m.len() as u64).sum();
+    // Each exact search may look at about twice the graph's size.
+    let budget = 2 * (nodes + graph.gedges.len() as u64) + (1 << 22);
+    let mut searcher = Searcher::new(graph, budget, &[]);
+    let exempt = options.exempt_locking_reads;
+    let spec = |candidate, path, need| Spec {
+        candidate,
+        path,
+        need,
+        exempt,
+        timed: false,
+    };
+    let classes = [
+        (Phenomenon::G0, spec(WW, WW, 0)),
+        (Phenomenon::G1c, spec(WR, WW | WR, 0)),
+        // G-single, in two families the vendor models tell apart: reads
+        // only (rw plus wr into plain reads), and with a write (a ww edge or
+        // a wr edge into a locking read).
+        (Phenomenon::GSingle, spec(RW, WR_PLAIN, 0)),
+        (Phenomenon::GSingle, spec(RW, WW | WR, F_WRITE)),
+        (Phenomenon::G2Item, spec(RW, DSG, F_RW)),
+    ];
+    for (phenomenon, spec) in classes {
+        let comps = tarjan(graph, spec.candidate | spec.path, Some(dsg));
+        // Where the path back has no rw edge, its subgraph's ranks bound
+        // the search.
+        let ranks = (spec.path & RW == 0 && spec.path != spec.candidate)
+            .then(|| tarjan(graph, spec.path, Some(dsg)).rank);
+        let mut covered = vec![
+            false;
+            if options.session_order {
+                graph.nodes
+            } else {
+                0
+            }
+        ];
+        for c in 0..comps.members.len() as u32 {
+            let (found, cut) = searcher.shortest(&comps, c, spec, ranks.as_deref());
+            stats.searches_cut += usize::from(cut);
+            if !found.is_empty() {
+                for &m in &comps.members[c as usize] {
+                    if let Some(x) = covered.get_mut(m as usize) {
+                        *x = true;
+                    }
+                }
+            }
+            for f in found {
+                anomalies.push(ctx.cycle(graph, phenomenon, &f, false));
+            }
+        }
+        if !options.session_order {
+            continue;
+        }
+        // Cycles of the class that need session order, in components
+        // where the class has none without it.
+        let session = Spec {
+            path: spec.path | SO,
+            need: spec.need | F_SO,
+            ..spec
+        };
+        let comps = tarjan(graph, session.candidate | session.path, Some(dsg));
+        let ranks = (session.path & RW == 0).then(|| tarjan(graph, session.path, Some(dsg)).rank);
+        for c in 0..comps.members.len() as u32 {
+            if comps.members[c as usize]
+                .iter()
+                .any(|&m| covered[m as usize])
+            {
+                continue;
+            }
+            let (found, cut) = searcher.shortest(&comps, c, session, ranks.as_deref());
+            stats.searches_cut += usize::from(cut);
+            for f in found {
+                anomalies.push(ctx.cycle(graph, phenomenon, &f, true));
+            }
+        }
+    }
+}
+
+/// G-SIb, in the two families of G-single, closing through start order,
+/// from each rw edge whose writer may have committed before its reader
+/// started (see `Spec::timed`). A writer that certainly committed before
+/// its reader started makes the shortest cycle there is, the rw edge and a
+/// start edge (the family with a write needs no cycle of its own there);
+/// only the other candidates need the graph with the start chain, and a
+/// search.
+fn g_si_b(
+    ctx: &Ctx<'_>,
+    direct: Vec<(u32, u32, Vec<usize>)>,
+    rest: &[(u32, u32)],
+    anomalies: &mut Vec<Anomaly>,
+    stats: &mut Stats,
+) {
+    let timing = ctx.timing;
+    for (u, v, cands) in direct {
+        let hops = vec![(u, v, cands), (v, u, Vec::new())];
+        anomalies.push(ctx.cycle_of_hops(Phenomenon::GSIb, hops, false));
+    }
+    if rest.is_empty() {
+        return;
+    }
+    let full = build_graph(ctx.edges, ctx.t, timing, None);
+    if full.nodes == full.txns {
+        return;
+    }
+    let entry: Vec<u32> = (0..ctx.t.ids.len() as u32)
+        .map(|d| timing.before_start(d) as u32)
+        .collect();
+    let budget = 2 * (full.nodes as u64 + full.gedges.len() as u64) + (1 << 22);
+    let mut searcher = Searcher::new(&full, budget, &entry);
+    let hops: Vec<Hop> = rest
+        .iter()
+        .filter_map(|&(u, v)| {
+            let (succ, bundles) = full.out(u);
+            let i = succ.binary_search(&v).ok()?;
+            let b = bundles[i];
+            (b.start..b.start + b.len)
+                .find(|&k| full.gedges[k as usize].bit & RW != 0)
+                .map(|k| Hop {
+                    from: u,
+                    to: v,
+                    gedge: k,
+                })
+        })
+        .collect();
+    let all = Components::whole(full.nodes);
+    let spec = |path, need| Spec {
+        candidate: RW,
+        path,
+        need,
+        exempt: false,
+        timed: true,
+    };
+    for spec in [
+        spec(WR_PLAIN | VSTART | START, F_START),
+        spec(WW | WR | VSTART | START, F_START | F_WRITE),
+    ] {
+        let ranks = tarjan(&full, spec.path, None).rank;
+        let (found, cut) = searcher.each_closing(&all, spec, &hops, &ranks);
+        stats.searches_cut += usize::from(cut);
+        for f in found {
+            anomalies.push(ctx.cycle(&full, Phenomenon::GSIb, &f, false));
+        }
+    }
+}
+
+/// The sorted distinct edges as an adjacency for Tarjan: only edges that
+/// cycles may use (between committed transactions, not from T0, not an
+/// intermediate read's rw edge to its own writer).
+struct RawGraph<'a> {
+    edges: &'a [RawEdge],
+    /// Transaction `d`'s edges are `edges[start[d]..start[d + 1]]`.
+    start: &'a [usize],
+    t: &'a Txns,
+}
+
+impl RawGraph<'_> {
+    fn usable(&self, e: &RawEdge) -> bool {
+        e.via != Via::Intermediate
+            && e.from != 0
+            && self.t.committed(e.from)
+            && self.t.committed(e.to)
+    }
+}
+
+/// What one pass over the sorted edges finds, pair of transactions by pair.
+struct Scan {
+    /// Typed edges between committed transactions (pair, kind, read kind).
+    typed_edges: usize,
+    /// Two-transaction cycles the locking-read exemption sets aside.
+    exempted: usize,
+    /// G-SIa: (from, to, its first ww or wr edge).
+    g_si_a: Vec<(u32, u32, usize)>,
+    /// G-SIb where the writer certainly committed before the reader
+    /// started: (reader, writer, the rw edges).
+    direct: Vec<(u32, u32, Vec<usize>)>,
+    /// G-SIb candidates that need a search: (reader, writer).
+    rest: Vec<(u32, u32)>,
+}
+
+fn scan(raw: &RawGraph<'_>, timing: &Timing, exempt: bool, g_si: bool) -> Scan {
+    let edges = raw.edges;
+    let mut out = Scan {
+        typed_edges: 0,
+        exempted: 0,
+        g_si_a: Vec::new(),
+        direct: Vec::new(),
+        rest: Vec::new(),
+    };
+    let mut rw: Vec<usize> = Vec::new();
+    let mut i = 0;
+    while i < edges.len() {
+        let (f, to) = (edges[i].from, edges[i].to);
+        let pair = f != 0 && raw.t.committed(f) && raw.t.committed(to);
+        let mut last_bit = 0u8;
+        let mut write_read = None;
+        let mut lock_hi: Option<u32> = None;
+        rw.clear();
+        while i < edges.len() && edges[i].from == f && edges[i].to == to {
+            let e = &edges[i];
+            if pair && e.via != Via::Intermediate {
+                let bit = bit_of(e);
+                if bit != last_bit {
+                    out.typed_edges += 1;
+                    last_bit = bit;
+                }
+                match bit {
+                    WW | WR_PLAIN => {
+                        write_read.get_or_insert(i);
+                    }
+                    WR_LOCK => {
+                        write_read.get_or_insert(i);
+                        lock_hi = Some(lock_hi.map_or(e.stmt_index, |h| h.max(e.stmt_index)));
+                    }
+                    RW_PLAIN | RW_LOCK => rw.push(i),
+                    _ => {}
+                }
+            }
+            i += 1;
+        }
+        if !pair {
+            continue;
+        }
+        if g_si {
+            if let (Some(k), Some(ended), Some(started)) = (
+                write_read,
+                timing.ended[f as usize],
+                timing.started[to as usize],
+            ) {
+                if started.certainly_before(&ended) {
+                    out.g_si_a.push((f, to, k));
+                }
+            }
+            if let (false, Some(started), Some(ended)) = (
+                rw.is_empty(),
+                timing.started[f as usize],
+                timing.ended[to as usize],
+            ) {
+                if ended.certainly_before(&started) {
+                    out.direct.push((f, to, rw.clone()));
+                } else if !started.certainly_before(&ended) {
+                    out.rest.push((f, to));
+                }
+            }
+        }
+        if let (true, Some(hi)) = (exempt, lock_hi) {
+            // `to` read `f`'s write with a locking read; did an earlier
+            // plain read of `to` miss a write of `f`?
+            let back = &edges[raw.start[to as usize]..raw.start[to as usize + 1]];
+            let first = back.partition_point(|e| e.to < f);
+            let lo = back[first..]
+                .iter()
+                .take_while(|e| e.to == f)
+                .filter(|e| bit_of(e) == RW_PLAIN && raw.usable(e))
+                .map(|e| e.stmt_index)
+                .min();
+            if lo.is_some_and(|lo| lo < hi) {
+                out.exempted += 1;
+            }
+        }
+    }
+    out
+}
+
+impl Adjacency for RawGraph<'_> {
+    fn node_count(&self) -> usize {
+        self.t.ids.len()
+    }
+
+    fn degree(&self, v: u32) -> usize {
+        self.start[v as usize + 1] - self.start[v as usize]
+    }
+
+    fn succ(&self, v: u32, i: usize, mask: u8) -> Option<u32> {
+        let e = &self.edges[self.start[v as usize] + i];
+        (bit_of(e) & mask != 0 && self.usable(e)).then_some(e.to)
     }
 }
 
@@ -226,7 +428,8 @@ fn session_edges(h: &History, t: &Txns, edges: &mut Vec<RawEdge>) {
 
 /// The distinct edges, sorted by (from, to, kind, read, row); of several
 /// derivations of one edge the first in (via, observations) order stays.
-fn distinct(raw: Vec<RawEdge>, n: usize) -> Vec<RawEdge> {
+/// With each transaction's first edge (and one past the last).
+fn distinct(raw: Vec<RawEdge>, n: usize) -> (Vec<RawEdge>, Vec<usize>) {
     let mut start = vec![0usize; n + 1];
     for e in &raw {
         start[e.from as usize + 1] += 1;
@@ -249,7 +452,14 @@ fn distinct(raw: Vec<RawEdge>, n: usize) -> Vec<RawEdge> {
     out.dedup_by(|b, a| {
         (a.from, a.to, a.kind, a.read, a.row) == (b.from, b.to, b.kind, b.read, b.row)
     });
-    out
+    let mut start = vec![0usize; n + 1];
+    for e in &out {
+        start[e.from as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    (out, start)
 }
 
 /// The transactions' timing, as G-SI uses it.
@@ -258,8 +468,9 @@ struct Timing {
     /// Per dense transaction: (started, ended) when usable.
     started: Vec<Option<Interval>>,
     ended: Vec<Option<Interval>>,
-    /// The start chain: transactions with an end time, by latest end.
-    order: Vec<u32>,
+    /// The start chain: transactions with an end time, by latest end
+    /// (made when a G-SIb search needs it).
+    order: std::cell::OnceCell<Vec<u32>>,
 }
 
 impl Timing {
@@ -269,7 +480,7 @@ impl Timing {
             coverage: StartOrder::Off,
             started: vec![None; n],
             ended: vec![None; n],
-            order: Vec::new(),
+            order: std::cell::OnceCell::new(),
         };
         if !options.start_order {
             return timing;
@@ -301,19 +512,25 @@ impl Timing {
             (timed, 0) => StartOrder::Full { timed },
             (timed, untimed) => StartOrder::Partial { timed, untimed },
         };
-        timing.order = (1..n as u32)
-            .filter(|&d| timing.ended[d as usize].is_some())
-            .collect();
+
         timing
-            .order
-            .sort_by_key(|&d| (timing.ended[d as usize].map(|e| e.latest), d));
-        timing
+    }
+
+    /// The start chain's transactions, by latest end.
+    fn order(&self) -> &[u32] {
+        self.order.get_or_init(|| {
+            let mut order: Vec<u32> = (1..self.ended.len() as u32)
+                .filter(|&d| self.ended[d as usize].is_some())
+                .collect();
+            order.sort_by_key(|&d| (self.ended[d as usize].map(|e| e.latest), d));
+            order
+        })
     }
 
     /// How many chain transactions certainly committed before `d` started.
     fn before_start(&self, d: u32) -> usize {
         match self.started[d as usize] {
-            Some(s) => self.order.partition_point(|&o| {
+            Some(s) => self.order().partition_point(|&o| {
                 self.ended[o as usize].expect("in the chain").latest < s.earliest
             }),
             None => 0,
@@ -322,21 +539,31 @@ impl Timing {
 }
 
 /// Builds the graph of committed transactions (T0 left out: nothing
-/// enters it) with the start chain when there is timing.
-fn build_graph(edges: &[RawEdge], t: &Txns, timing: &Timing) -> DepGraph {
+/// enters it): with `core`, only the edges inside its components; else all,
+/// with the start chain when there is timing.
+fn build_graph(
+    edges: &[RawEdge],
+    t: &Txns,
+    timing: &Timing,
+    core: Option<&Components>,
+) -> DepGraph {
     let n = t.ids.len();
     let in_graph = |d: u32| d != 0 && t.committed(d);
+    let same_core = |f: u32, to: u32| {
+        core.is_none_or(|c| c.comp[f as usize] != NONE && c.comp[f as usize] == c.comp[to as usize])
+    };
     let mut pairs: Vec<(u32, u32, Bundle)> = Vec::new();
     let mut gedges: Vec<GEdge> = Vec::new();
     // start chain: position of each transaction in it, and who enters from
     // each chain node
-    let m = timing.order.len();
+    let order: &[u32] = if core.is_none() { timing.order() } else { &[] };
+    let m = order.len();
     let mut chain_pos = vec![NONE; n];
-    for (k, &d) in timing.order.iter().enumerate() {
+    for (k, &d) in order.iter().enumerate() {
         chain_pos[d as usize] = k as u32;
     }
     let mut enter: Vec<(u32, u32)> = Vec::new(); // (chain index, transaction)
-    for d in 1..n as u32 {
+    for d in (1..n as u32).filter(|_| core.is_none()) {
         if timing.started[d as usize].is_some() {
             let k = timing.before_start(d);
             if k > 0 && m > 0 {
@@ -344,21 +571,22 @@ fn build_graph(edges: &[RawEdge], t: &Txns, timing: &Timing) -> DepGraph {
             }
         }
     }
-    let chain = !enter.is_empty();
+    let chain = core.is_none() && !enter.is_empty();
     enter.sort_unstable();
-    let start_gedge = |gedges: &mut Vec<GEdge>, bit: u8| {
-        gedges.push(GEdge {
-            bit,
-            raw: NONE,
-            raw_len: 0,
-            stmt_lo: NONE,
-            stmt_hi: 0,
-        });
-        Bundle {
-            start: gedges.len() as u32 - 1,
-            len: 1,
-            mask: bit,
-        }
+    // The start chain's edges all share two typed edges.
+    let shared = |bit| GEdge {
+        bit,
+        raw: NONE,
+        raw_len: 0,
+        stmt_lo: NONE,
+        stmt_hi: 0,
+    };
+    gedges.push(shared(VSTART));
+    gedges.push(shared(START));
+    let start_gedge = |_: &mut Vec<GEdge>, bit: u8| Bundle {
+        start: u32::from(bit == START),
+        len: 1,
+        mask: bit,
     };
     let mut i = 0;
     for f in 0..n as u32 {
@@ -368,7 +596,7 @@ fn build_graph(edges: &[RawEdge], t: &Txns, timing: &Timing) -> DepGraph {
             while j < edges.len() && edges[j].from == f && edges[j].to == to {
                 j += 1;
             }
-            if in_graph(f) && in_graph(to) && f != to {
+            if in_graph(f) && in_graph(to) && f != to && same_core(f, to) {
                 let start = gedges.len() as u32;
                 let mut k = i;
                 let mut mask = 0u8;
@@ -443,38 +671,11 @@ fn bit_of(e: &RawEdge) -> u8 {
     }
 }
 
-/// Two-transaction cycles the locking-read exemption sets aside.
-fn exempted(g: &DepGraph) -> usize {
-    let mut n = 0;
-    for u in 0..g.txns as u32 {
-        let (succ, bundles) = g.out(u);
-        for (i, &v) in succ.iter().enumerate() {
-            if bundles[i].mask & RW_PLAIN == 0 {
-                continue;
-            }
-            let Some(rw) = g.typed(&bundles[i]).iter().find(|e| e.bit == RW_PLAIN) else {
-                continue;
-            };
-            let (back, back_bundles) = g.out(v);
-            if let Ok(j) = back.binary_search(&u) {
-                if g.typed(&back_bundles[j])
-                    .iter()
-                    .any(|e| e.bit == WR_LOCK && rw.stmt_lo < e.stmt_hi)
-                {
-                    n += 1;
-                }
-            }
-        }
-    }
-    n
-}
-
 /// What the assembly of anomalies reads.
 struct Ctx<'a> {
     h: &'a History,
     t: &'a Txns,
     edges: &'a [RawEdge],
-    graph: &'a DepGraph,
     timing: &'a Timing,
 }
 
@@ -485,8 +686,14 @@ impl Ctx<'_> {
 
     /// A found cycle as an anomaly: start chains collapse into start edges,
     /// and where the hops can all be on one row, they are.
-    fn cycle(&self, phenomenon: Phenomenon, found: &Found, session: bool) -> Anomaly {
-        let n = self.graph.txns as u32;
+    fn cycle(
+        &self,
+        graph: &DepGraph,
+        phenomenon: Phenomenon,
+        found: &Found,
+        session: bool,
+    ) -> Anomaly {
+        let n = graph.txns as u32;
         // (from, to, candidates) per hop; candidates empty for start hops
         let mut hops: Vec<(u32, u32, Vec<usize>)> = Vec::new();
         let mut chain_from = NONE;
@@ -501,12 +708,23 @@ impl Ctx<'_> {
                 hops.push((chain_from, hop.to, Vec::new()));
                 continue;
             }
-            let ge = self.graph.gedges[hop.gedge as usize];
+            let ge = graph.gedges[hop.gedge as usize];
             let cands: Vec<usize> = (ge.raw as usize..(ge.raw + ge.raw_len) as usize)
                 .filter(|&k| self.edges[k].via != Via::Intermediate)
                 .collect();
             hops.push((hop.from, hop.to, cands));
         }
+        self.cycle_of_hops(phenomenon, hops, session)
+    }
+
+    /// A cycle given as hops `(from, to, candidate edges)` (no candidates: a
+    /// start edge) as an anomaly.
+    fn cycle_of_hops(
+        &self,
+        phenomenon: Phenomenon,
+        hops: Vec<(u32, u32, Vec<usize>)>,
+        session: bool,
+    ) -> Anomaly {
         let row = common_row(self.edges, &hops);
         let cycle: Vec<Edge> = hops
             .iter()
@@ -537,47 +755,28 @@ impl Ctx<'_> {
 
     /// G-SIa: a ww or wr edge into a transaction that certainly started
     /// before its source committed. One anomaly per pair.
-    fn g_si_a(&self, out: &mut Vec<Anomaly>) {
-        for u in 1..self.graph.txns as u32 {
-            let Some(ended) = self.timing.ended[u as usize] else {
-                continue;
-            };
-            let (succ, bundles) = self.graph.out(u);
-            for (i, &v) in succ.iter().enumerate() {
-                if bundles[i].mask & (WW | WR) == 0 || v as usize >= self.graph.txns {
-                    continue;
-                }
-                let Some(started) = self.timing.started[v as usize] else {
-                    continue;
-                };
-                if !started.certainly_before(&ended) {
-                    continue;
-                }
-                let ge = self
-                    .graph
-                    .typed(&bundles[i])
-                    .iter()
-                    .find(|e| e.bit & (WW | WR) != 0)
-                    .expect("mask says so");
-                let mut edge = self.edge(&self.edges[ge.raw as usize]);
-                edge.evidence.push_str(&format!(
-                    "; {} started by {} µs, before {} committed (not before {} µs)",
-                    self.t.label(self.h, v),
-                    started.latest,
-                    self.t.label(self.h, u),
-                    ended.earliest
-                ));
-                let mut transactions = vec![self.id(u), self.id(v)];
-                transactions.sort_unstable();
-                out.push(Anomaly {
-                    phenomenon: Phenomenon::GSIa,
-                    subtype: None,
-                    cycle: Vec::new(),
-                    evidence: vec![edge],
-                    transactions,
-                    needs_session_order: false,
-                });
-            }
+    fn g_si_a(&self, found: &[(u32, u32, usize)], out: &mut Vec<Anomaly>) {
+        for &(u, v, k) in found {
+            let ended = self.timing.ended[u as usize].expect("scanned with timing");
+            let started = self.timing.started[v as usize].expect("scanned with timing");
+            let mut edge = self.edge(&self.edges[k]);
+            edge.evidence.push_str(&format!(
+                "; {} started by {} µs, before {} committed (not before {} µs)",
+                self.t.label(self.h, v),
+                started.latest,
+                self.t.label(self.h, u),
+                ended.earliest
+            ));
+            let mut transactions = vec![self.id(u), self.id(v)];
+            transactions.sort_unstable();
+            out.push(Anomaly {
+                phenomenon: Phenomenon::GSIa,
+                subtype: None,
+                cycle: Vec::new(),
+                evidence: vec![edge],
+                transactions,
+                needs_session_order: false,
+            });
         }
     }
 

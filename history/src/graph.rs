@@ -20,7 +20,6 @@
 //! long chains a history of a million transactions makes (petgraph issue
 //! #399); the components come from the iterative Tarjan below.
 
-use crate::history::Interval;
 use crate::infer::NONE;
 use petgraph::csr::Csr;
 
@@ -118,11 +117,6 @@ impl DepGraph {
             (&[], &[])
         }
     }
-
-    /// The typed edges of a bundle.
-    pub fn typed(&self, b: &Bundle) -> &[GEdge] {
-        &self.gedges[b.start as usize..(b.start + b.len) as usize]
-    }
 }
 
 /// Strongly connected components with more than one node.
@@ -152,11 +146,40 @@ impl Components {
     }
 }
 
+/// What Tarjan's algorithm walks: numbered nodes, each with numbered
+/// out-edges of some kinds.
+pub(crate) trait Adjacency {
+    fn node_count(&self) -> usize;
+    /// How many out-edges `v` has (of any kind).
+    fn degree(&self, v: u32) -> usize;
+    /// The target of `v`'s `i`-th out-edge, if its kinds meet `mask`.
+    fn succ(&self, v: u32, i: usize, mask: u8) -> Option<u32>;
+}
+
+impl Adjacency for DepGraph {
+    fn node_count(&self) -> usize {
+        self.nodes
+    }
+
+    fn degree(&self, v: u32) -> usize {
+        self.out(v).0.len()
+    }
+
+    fn succ(&self, v: u32, i: usize, mask: u8) -> Option<u32> {
+        let (succ, bundles) = self.out(v);
+        (bundles[i].mask & mask != 0).then_some(succ[i])
+    }
+}
+
 /// Tarjan's algorithm with an explicit stack, over the edges whose kinds
 /// meet `mask`; with `within`, only inside its components (a component of
 /// a subgraph lies inside one of the whole graph's).
-pub(crate) fn tarjan(g: &DepGraph, mask: u8, within: Option<&Components>) -> Components {
-    let n = g.nodes;
+pub(crate) fn tarjan<G: Adjacency + ?Sized>(
+    g: &G,
+    mask: u8,
+    within: Option<&Components>,
+) -> Components {
+    let n = g.node_count();
     let inside = |v: u32, w: u32| within.is_none_or(|o| o.comp[v as usize] == o.comp[w as usize]);
     let mut index = vec![NONE; n];
     let mut low = vec![0u32; n];
@@ -171,20 +194,20 @@ pub(crate) fn tarjan(g: &DepGraph, mask: u8, within: Option<&Components>) -> Com
         rank: vec![0; n],
     };
     let mut finished = 1u32;
+    // Latest transactions first: their searches stay short, and the ranks
+    // follow time more closely.
     let roots: Box<dyn Iterator<Item = u32>> = match within {
-        Some(o) => Box::new(o.members.iter().flatten().copied()),
-        None => Box::new(0..n as u32),
+        Some(o) => Box::new(o.members.iter().rev().flat_map(|m| m.iter().rev()).copied()),
+        None => Box::new((0..n as u32).rev()),
     };
     for root in roots {
         if index[root as usize] != NONE {
             continue;
         }
-        let (succ, bundles) = g.out(root);
-        if !bundles
-            .iter()
-            .zip(succ)
-            .any(|(b, &w)| b.mask & mask != 0 && w != root && inside(root, w))
-        {
+        if !(0..g.degree(root)).any(|i| {
+            g.succ(root, i, mask)
+                .is_some_and(|w| w != root && inside(root, w))
+        }) {
             continue; // no edge out: a component of its own
         }
         index[root as usize] = counter;
@@ -194,13 +217,15 @@ pub(crate) fn tarjan(g: &DepGraph, mask: u8, within: Option<&Components>) -> Com
         on_stack[root as usize] = true;
         calls.push((root, 0));
         while let Some(&mut (v, ref mut next)) = calls.last_mut() {
-            let (succ, bundles) = g.out(v);
+            let degree = g.degree(v);
             let mut descended = false;
-            while (*next as usize) < succ.len() {
+            while (*next as usize) < degree {
                 let i = *next as usize;
                 *next += 1;
-                let w = succ[i];
-                if bundles[i].mask & mask == 0 || !inside(v, w) {
+                let Some(w) = g.succ(v, i, mask) else {
+                    continue;
+                };
+                if !inside(v, w) {
                     continue;
                 }
                 if index[w as usize] == NONE {
@@ -284,8 +309,6 @@ pub(crate) struct Found {
 /// The search's reusable state, sized for the largest component.
 pub(crate) struct Searcher<'g> {
     g: &'g DepGraph,
-    started: &'g [Option<Interval>],
-    ended: &'g [Option<Interval>],
     /// Per transaction: how many transactions of the start chain certainly
     /// committed before it started (its entry point on the chain).
     entry: &'g [u32],
@@ -302,17 +325,9 @@ pub(crate) struct Searcher<'g> {
 }
 
 impl<'g> Searcher<'g> {
-    pub fn new(
-        g: &'g DepGraph,
-        budget: u64,
-        started: &'g [Option<Interval>],
-        ended: &'g [Option<Interval>],
-        entry: &'g [u32],
-    ) -> Searcher<'g> {
+    pub fn new(g: &'g DepGraph, budget: u64, entry: &'g [u32]) -> Searcher<'g> {
         Searcher {
             g,
-            started,
-            ended,
             entry,
             stamp: Vec::new(),
             dist: Vec::new(),
@@ -325,9 +340,8 @@ impl<'g> Searcher<'g> {
         }
     }
 
-    /// The shortest cycle of `spec`'s class in component `c` (for a timed
-    /// class, G-SIb: the shortest through each candidate edge that has
-    /// one), and whether the work bound cut the search short.
+    /// The shortest cycle of `spec`'s class in component `c`, and whether
+    /// the work bound cut the search short.
     ///
     /// With `rank` (the ranks of the subgraph of `spec.path`, which must
     /// not hold rw edges), a path back only visits nodes ranked at least
@@ -339,125 +353,182 @@ impl<'g> Searcher<'g> {
         spec: Spec,
         rank: Option<&[u32]>,
     ) -> (Vec<Found>, bool) {
-        let members = &comps.members[c as usize];
-        let bits = spec.need.count_ones();
-        let states = members.len() << bits;
+        let states = comps.members[c as usize].len() << spec.need.count_ones();
         if self.stamp.len() < states {
             self.stamp.resize(states, 0);
             self.dist.resize(states, 0);
             self.pred.resize(states, 0);
             self.pred_edge.resize(states, 0);
         }
-        let mut best: Option<Found> = None;
-        let mut each: Vec<Found> = Vec::new();
-        // Two edges make the shortest cycle there is; when the component
-        // has none of the class, the first cycle of three ends the search.
-        let mut floor = 3;
-        if !spec.timed {
-            if let Some(f) = self.two_edge_cycle(comps, c, spec) {
-                return (vec![f], false);
-            }
-        } else {
-            floor = 2;
-        }
         self.work = 0;
-        for &u in members {
+        let (found, cut) = self.deepening(comps, c, spec, rank);
+        (found.into_iter().collect(), cut)
+    }
+
+    /// The candidate edges of the class in the component, in order.
+    fn candidates(&self, comps: &Components, c: u32, spec: Spec, rank: Option<&[u32]>) -> Vec<Hop> {
+        let mut out = Vec::new();
+        for &u in &comps.members[c as usize] {
             let (succ, bundles) = self.g.out(u);
             for (i, &v) in succ.iter().enumerate() {
-                if comps.comp[v as usize] != c || bundles[i].mask & spec.candidate == 0 {
+                let b = bundles[i];
+                if comps.comp[v as usize] != c || b.mask & spec.candidate == 0 {
                     continue;
                 }
                 if rank.is_some_and(|r| r[v as usize] < r[u as usize]) {
                     continue; // v cannot reach u without an rw edge
                 }
-                let mut direct = false;
-                if spec.timed {
-                    match (self.started[u as usize], self.ended[v as usize]) {
-                        (Some(s), Some(e)) if !s.certainly_before(&e) => {
-                            direct = e.certainly_before(&s);
-                        }
-                        _ => continue,
-                    }
-                }
-                let b = bundles[i];
                 for k in b.start..b.start + b.len {
-                    let ge = self.g.gedges[k as usize];
-                    if ge.bit & spec.candidate == 0 {
-                        continue;
-                    }
-                    if best.as_ref().is_some_and(|f| f.cost <= floor) {
-                        return (best.into_iter().collect(), false);
-                    }
-                    if self.work > self.budget {
-                        each.extend(best);
-                        return (each, true);
-                    }
-                    if direct {
-                        // `v` committed before `u` started: the rw edge and
-                        // one start edge make a cycle as short as any. The
-                        // class with a write needs no cycle of its own here.
-                        if spec.need == F_START {
-                            let chain = self.g.txns as u32 + self.entry[u as usize] - 1;
-                            let start = |from, to| Hop {
-                                from,
-                                to,
-                                gedge: NONE,
-                            };
-                            let hops = vec![
-                                Hop {
-                                    from: u,
-                                    to: v,
-                                    gedge: k,
-                                },
-                                start(v, chain),
-                                start(chain, u),
-                            ];
-                            each.push(Found { cost: 2, hops });
-                        }
-                        continue;
-                    }
-                    let bound = match &best {
-                        Some(f) if !spec.timed => f.cost,
-                        _ => u32::MAX,
-                    };
-                    let cand = Hop {
-                        from: u,
-                        to: v,
-                        gedge: k,
-                    };
-                    let Some(path) = self.path_back(comps, c, spec, cand, ge, bound, rank) else {
-                        continue;
-                    };
-                    // The search finds walks; a walk that passes a node twice
-                    // strings a loop onto the cycle. Without its loops the
-                    // cycle must still be of the class (else the loops
-                    // carried what the class needs, and the loop-free cycle
-                    // belongs to a class searched for on its own).
-                    let path = erase_loops(path);
-                    let flags = path
-                        .iter()
-                        .fold(0, |f, h| f | flag_of(self.g.gedges[h.gedge as usize].bit));
-                    if flags & spec.need != spec.need || self.exempt_pair(spec, ge, &path) {
-                        continue;
-                    }
-                    let cost = 1 + path
-                        .iter()
-                        .map(|h| cost_of(self.g.gedges[h.gedge as usize].bit))
-                        .sum::<u32>();
-                    if cost < bound {
-                        let mut hops = vec![cand];
-                        hops.extend(path);
-                        if spec.timed {
-                            each.push(Found { cost, hops });
-                        } else {
-                            best = Some(Found { cost, hops });
-                        }
+                    if self.g.gedges[k as usize].bit & spec.candidate != 0 {
+                        out.push(Hop {
+                            from: u,
+                            to: v,
+                            gedge: k,
+                        });
                     }
                 }
             }
         }
-        each.extend(best);
-        (each, false)
+        out
+    }
+
+    /// The shortest cycle through any candidate, by rounds of growing
+    /// length limits (3, 5, 8, 12, …): within a round every candidate's
+    /// search stops at the limit or at the shortest cycle found so far, so
+    /// the first round that finds a cycle proves it the shortest, and the
+    /// searches never go far beyond it. A round in which no search reached
+    /// its limit shows there is no cycle of the class.
+    fn deepening(
+        &mut self,
+        comps: &Components,
+        c: u32,
+        spec: Spec,
+        rank: Option<&[u32]>,
+    ) -> (Option<Found>, bool) {
+        if let Some(f) = self.two_edge_cycle(comps, c, spec) {
+            return (Some(f), false);
+        }
+        let candidates = self.candidates(comps, c, spec, rank);
+        let mut limit = 3u32;
+        // No cycle is shorter than this (the rounds before found none).
+        let mut least = 3u32;
+        loop {
+            let mut best: Option<Found> = None;
+            let mut limited = false;
+            for &cand in &candidates {
+                if self.work > self.budget {
+                    return (
+                        best.or_else(|| self.any_cycle(comps, c, spec, &candidates, rank)),
+                        true,
+                    );
+                }
+                let bound = best.as_ref().map_or(limit + 1, |f| f.cost);
+                let (found, hit) = self.closing(comps, c, spec, cand, bound, rank);
+                limited |= hit;
+                if let Some(f) = found {
+                    let done = f.cost <= least;
+                    best = Some(f);
+                    if done {
+                        break;
+                    }
+                }
+            }
+            if best.is_some() || !limited {
+                return (best, false);
+            }
+            least = limit + 1;
+            limit = limit + limit / 2 + 1;
+        }
+    }
+
+    /// When the exact search ran out of work: the first cycle of the class
+    /// that a few unbounded searches find (a cycle, not proven the
+    /// shortest).
+    fn any_cycle(
+        &mut self,
+        comps: &Components,
+        c: u32,
+        spec: Spec,
+        candidates: &[Hop],
+        rank: Option<&[u32]>,
+    ) -> Option<Found> {
+        for &cand in candidates.iter().take(8) {
+            if let (Some(f), _) = self.closing(comps, c, spec, cand, u32::MAX, rank) {
+                return Some(f);
+            }
+        }
+        None
+    }
+
+    /// For each candidate, the shortest cycle of the class through it
+    /// (the components are `Components::whole`; `rank` of `spec.path`).
+    pub fn each_closing(
+        &mut self,
+        comps: &Components,
+        spec: Spec,
+        cands: &[Hop],
+        rank: &[u32],
+    ) -> (Vec<Found>, bool) {
+        let states = comps.members[0].len() << spec.need.count_ones();
+        if self.stamp.len() < states {
+            self.stamp.resize(states, 0);
+            self.dist.resize(states, 0);
+            self.pred.resize(states, 0);
+            self.pred_edge.resize(states, 0);
+        }
+        self.work = 0;
+        let mut out = Vec::new();
+        for &cand in cands {
+            if rank[cand.to as usize] < rank[cand.from as usize] {
+                continue;
+            }
+            if self.work > self.budget {
+                return (out, true);
+            }
+            if let (Some(f), _) = self.closing(comps, 0, spec, cand, u32::MAX, Some(rank)) {
+                out.push(f);
+            }
+        }
+        (out, false)
+    }
+
+    /// The shortest cycle of the class through `cand` that costs less than
+    /// `bound`, and whether the search reached the bound.
+    fn closing(
+        &mut self,
+        comps: &Components,
+        c: u32,
+        spec: Spec,
+        cand: Hop,
+        bound: u32,
+        rank: Option<&[u32]>,
+    ) -> (Option<Found>, bool) {
+        let ge = self.g.gedges[cand.gedge as usize];
+        let (path, hit) = self.path_back(comps, c, spec, cand, bound, rank);
+        let Some(path) = path else {
+            return (None, hit);
+        };
+        // The search finds walks; a walk that passes a node twice strings a
+        // loop onto the cycle. Without its loops the cycle must still be of
+        // the class (else the loops carried what the class needs, and the
+        // loop-free cycle belongs to a class searched for on its own).
+        let path = erase_loops(path);
+        let flags = path
+            .iter()
+            .fold(0, |f, h| f | flag_of(self.g.gedges[h.gedge as usize].bit));
+        if flags & spec.need != spec.need || self.exempt_pair(spec, ge, &path) {
+            return (None, hit);
+        }
+        let cost = 1 + path
+            .iter()
+            .map(|h| cost_of(self.g.gedges[h.gedge as usize].bit))
+            .sum::<u32>();
+        if cost >= bound {
+            return (None, hit);
+        }
+        let mut hops = vec![cand];
+        hops.extend(path);
+        (Some(Found { cost, hops }), hit)
     }
 
     /// The first cycle of two edges of the class in the component: a
@@ -537,10 +608,10 @@ impl<'g> Searcher<'g> {
         c: u32,
         spec: Spec,
         cand: Hop,
-        cand_edge: GEdge,
         bound: u32,
         rank: Option<&[u32]>,
-    ) -> Option<Vec<Hop>> {
+    ) -> (Option<Vec<Hop>>, bool) {
+        let cand_edge = self.g.gedges[cand.gedge as usize];
         let floor = rank.map_or(0, |r| r[cand.from as usize]);
         let need = spec.need;
         let bits = need.count_ones();
@@ -586,16 +657,22 @@ impl<'g> Searcher<'g> {
         };
         while let Some((node, packed)) = self.deque.pop_front() {
             self.work += 1;
+            if self.work > 2 * self.budget {
+                return (None, true); // not even the fallback may go further
+            }
             let s = state(node, packed);
             let d = self.dist[s];
             // States come out in order of cost, and a cycle through this
             // one costs at least d + 1 (the candidate): nothing left beats
             // `bound`.
             if d.saturating_add(1) >= bound {
-                break;
+                return (None, true);
             }
-            if node == u && packed == full {
-                return Some(self.unwind(comps, bits, u, packed));
+            if node == u {
+                if packed == full {
+                    return (Some(self.unwind(comps, bits, u, packed)), false);
+                }
+                continue; // a walk through `u` is no simple cycle
             }
             let (succ, bundles) = self.g.out(node);
             for (i, &w) in succ.iter().enumerate() {
@@ -603,8 +680,8 @@ impl<'g> Searcher<'g> {
                 if comps.comp[w as usize] != c || b.mask & spec.path == 0 {
                     continue;
                 }
-                if w >= txns && chain_end.is_none_or(|end| w > end) {
-                    continue;
+                if w == v || (w >= txns && chain_end.is_none_or(|end| w > end)) {
+                    continue; // nor is a walk back through `v`
                 }
                 if rank.is_some_and(|r| r[w as usize] < floor) {
                     continue;
@@ -641,7 +718,7 @@ impl<'g> Searcher<'g> {
                 }
             }
         }
-        None
+        (None, false)
     }
 
     /// The path to `(u, packed)` read back from the predecessors.

@@ -292,15 +292,13 @@ pub enum HistoryError {
     },
 }
 
-/// A statement as the store keeps it.
-#[derive(Clone, Debug)]
+/// A statement as the store keeps it (its own label and its time, which
+/// few statements have, are kept apart).
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct StmtRec {
     /// Dense index of its transaction.
     pub txn: u32,
     pub index: u32,
-    /// `None`: the default label.
-    pub label: Option<Box<str>>,
-    pub at: Option<Interval>,
 }
 
 /// A maximal observed version list of a row. The lists observed for a row
@@ -362,6 +360,10 @@ pub struct History {
     row_index: FxMap<RowId, u32>,
     pub(crate) stmts: Vec<StmtRec>,
     stmt_index: FxMap<(u32, u32), u32>,
+    /// Statements with a label other than the default.
+    stmt_labels: FxMap<u32, Box<str>>,
+    /// Statements' times.
+    pub(crate) stmt_at: FxMap<u32, Interval>,
     last_stmt: Option<(TxnId, u32, u32)>,
     pub(crate) obs: Vec<ObsRec>,
     pub(crate) values: String,
@@ -390,6 +392,8 @@ impl History {
             row_index: FxMap::default(),
             stmts: Vec::new(),
             stmt_index: FxMap::default(),
+            stmt_labels: FxMap::default(),
+            stmt_at: FxMap::default(),
             last_stmt: None,
             obs: Vec::new(),
             values: String::new(),
@@ -527,9 +531,10 @@ impl History {
                         self.stmts.push(StmtRec {
                             txn,
                             index: s.index,
-                            label: own.then(|| s.label.clone().into_boxed_str()),
-                            at: None,
                         });
+                        if own {
+                            self.stmt_labels.insert(i, s.label.clone().into_boxed_str());
+                        }
                         i
                     }
                 };
@@ -537,8 +542,8 @@ impl History {
                 idx
             }
         };
-        if at.is_some() && self.stmts[idx as usize].at.is_none() {
-            self.stmts[idx as usize].at = at;
+        if let Some(at) = at {
+            self.stmt_at.entry(idx).or_insert(at);
         }
         Ok(idx)
     }
@@ -590,7 +595,7 @@ impl History {
     /// A statement's label.
     pub(crate) fn stmt_label(&self, stmt: u32) -> String {
         let s = &self.stmts[stmt as usize];
-        match &s.label {
+        match self.stmt_labels.get(&stmt) {
             Some(l) => l.to_string(),
             None => format!("{}.{}", txn_label_of(&self.txns[s.txn as usize]), s.index),
         }

@@ -190,7 +190,9 @@ pub(crate) struct Inference {
 }
 
 /// Infers every edge and checks the version lists, row by row.
-pub(crate) fn infer(h: &History, t: &Txns, d: &Dense) -> Inference {
+/// With `keep_all` false, edges that can be on no cycle (from T0, or
+/// touching a transaction that did not commit) are not kept.
+pub(crate) fn infer(h: &History, t: &Txns, d: &Dense, keep_all: bool) -> Inference {
     let nrows = h.rows.len();
     let mut start = vec![0u32; nrows + 1];
     for o in &h.obs {
@@ -199,10 +201,20 @@ pub(crate) fn infer(h: &History, t: &Txns, d: &Dense) -> Inference {
     for r in 0..nrows {
         start[r + 1] += start[r];
     }
+    // Each row's observations together, with what the pass needs of them
+    // (one sequential pass over the observations and their statements).
     let mut fill = start.clone();
-    let mut order = vec![0u32; h.obs.len()];
+    let mut order = vec![RowObs::default(); h.obs.len()];
     for (i, o) in h.obs.iter().enumerate() {
-        order[fill[o.row as usize] as usize] = i as u32;
+        let st = &h.stmts[o.stmt as usize];
+        order[fill[o.row as usize] as usize] = RowObs {
+            o: i as u32,
+            txn: st.txn,
+            index: st.index,
+            branch: o.branch,
+            len: o.len,
+            kind: o.kind,
+        };
         fill[o.row as usize] += 1;
     }
     drop(fill);
@@ -223,6 +235,7 @@ pub(crate) fn infer(h: &History, t: &Txns, d: &Dense) -> Inference {
             obs,
             inf: &mut inf,
             s: &mut scratch,
+            keep_all,
         }
         .run();
     }
@@ -256,6 +269,32 @@ pub(crate) fn sighting(h: &History, obs: u32, deleted_by: Option<TxnId>) -> Sigh
     }
 }
 
+/// An observation as the row pass reads it.
+#[derive(Clone, Copy, Debug)]
+struct RowObs {
+    o: u32,
+    /// The reader (dense).
+    txn: u32,
+    /// The reading statement's index.
+    index: u32,
+    branch: u32,
+    len: u32,
+    kind: ReadKind,
+}
+
+impl Default for RowObs {
+    fn default() -> Self {
+        RowObs {
+            o: NONE,
+            txn: NONE,
+            index: NONE,
+            branch: 0,
+            len: 0,
+            kind: ReadKind::Plain,
+        }
+    }
+}
+
 /// Buffers reused from row to row.
 #[derive(Default)]
 struct Scratch {
@@ -279,9 +318,10 @@ struct RowPass<'a> {
     t: &'a Txns,
     d: &'a Dense,
     r: u32,
-    obs: &'a [u32],
+    obs: &'a [RowObs],
     inf: &'a mut Inference,
     s: &'a mut Scratch,
+    keep_all: bool,
 }
 
 impl RowPass<'_> {
@@ -303,7 +343,9 @@ impl RowPass<'_> {
     }
 
     fn edge(&mut self, e: RawEdge) {
-        self.inf.edges.push(e);
+        if self.keep_all || (e.from != 0 && self.t.committed(e.from) && self.t.committed(e.to)) {
+            self.inf.edges.push(e);
+        }
     }
 
     fn table(&self) -> String {
@@ -361,10 +403,9 @@ impl RowPass<'_> {
 
     /// wr, ww-by-delete and rw-by-prefix edges of one observation, G1a and
     /// G1b, and reads of aborted writes after their rollback.
-    fn observation(&mut self, o: u32, first: u32, end: u32) {
-        let rec = self.h.obs[o as usize];
-        let stmt = &self.h.stmts[rec.stmt as usize];
-        let reader = stmt.txn;
+    fn observation(&mut self, rec: RowObs, first: u32, end: u32) {
+        let o = rec.o;
+        let reader = rec.txn;
         let g = first + rec.branch;
         let len = rec.len as usize;
         let l = self.d.list(g);
@@ -379,7 +420,7 @@ impl RowPass<'_> {
                     a: o,
                     b: NONE,
                     pos: len as u32,
-                    stmt_index: stmt.index,
+                    stmt_index: rec.index,
                     kind: DepKind::WW,
                     read,
                     via: Via::Delete,
@@ -393,7 +434,7 @@ impl RowPass<'_> {
                 a: o,
                 b: NONE,
                 pos: len as u32,
-                stmt_index: stmt.index,
+                stmt_index: rec.index,
                 kind: DepKind::WR,
                 read,
                 via: Via::List,
@@ -427,7 +468,7 @@ impl RowPass<'_> {
                     a: o,
                     b: later,
                     pos: len as u32,
-                    stmt_index: stmt.index,
+                    stmt_index: rec.index,
                     kind: DepKind::RW,
                     read,
                     via: Via::List,
@@ -470,7 +511,7 @@ impl RowPass<'_> {
     /// A read certainly sent after an aborted writer's rollback ended that
     /// still returns its write (assumption (g)).
     fn seen_after_rollback(&mut self, o: u32, g: u32, len: usize, reader: u32) {
-        let Some(at) = self.h.stmts[self.h.obs[o as usize].stmt as usize].at else {
+        let Some(&at) = self.h.stmt_at.get(&self.h.obs[o as usize].stmt) else {
             return;
         };
         for i in 0..len {
@@ -511,26 +552,25 @@ impl RowPass<'_> {
         self.s.dels.sort_unstable();
         let first = self.d.row_branch[self.r as usize];
         for i in 0..self.obs.len() {
-            let o = self.obs[i];
-            let rec = self.h.obs[o as usize];
+            let rec = self.obs[i];
+            let o = rec.o;
             if rec.kind == ReadKind::BeforeDelete {
                 continue;
             }
-            let stmt = &self.h.stmts[rec.stmt as usize];
             let key = (first + rec.branch, rec.len);
             let lo = self.s.dels.partition_point(|d| (d.0, d.1) < key);
             let mut j = lo;
             while j < self.s.dels.len() && (self.s.dels[j].0, self.s.dels[j].1) == key {
                 let (_, len, del, deleter) = self.s.dels[j];
-                if deleter != stmt.txn {
-                    self.inf.edges.push(RawEdge {
-                        from: stmt.txn,
+                if deleter != rec.txn {
+                    self.edge(RawEdge {
+                        from: rec.txn,
                         to: deleter,
                         row: self.r,
                         a: o,
                         b: del,
                         pos: len,
-                        stmt_index: stmt.index,
+                        stmt_index: rec.index,
                         kind: DepKind::RW,
                         read: read_code(rec.kind),
                         via: Via::Delete,
@@ -550,12 +590,12 @@ impl RowPass<'_> {
         self.s.eff.resize(nb, (0, NONE));
         self.s.cands.clear();
         for i in 0..self.obs.len() {
-            let o = self.obs[i];
-            let rec = self.h.obs[o as usize];
+            let rec = self.obs[i];
+            let o = rec.o;
             let g = first + rec.branch;
             let l = self.d.list(g);
             let last = l[rec.len as usize - 1];
-            let reader = self.h.stmts[rec.stmt as usize].txn;
+            let reader = rec.txn;
             if rec.kind == ReadKind::BeforeDelete
                 && self.t.committed(reader)
                 && last != reader
@@ -616,9 +656,8 @@ impl RowPass<'_> {
     /// writes).
     fn own_writes(&mut self, first: u32) {
         self.s.own.clear();
-        for &o in self.obs {
-            let st = &self.h.stmts[self.h.obs[o as usize].stmt as usize];
-            self.s.own.push((st.txn, st.index, o));
+        for (k, rec) in self.obs.iter().enumerate() {
+            self.s.own.push((rec.txn, rec.index, k as u32));
         }
         self.s.own.sort_unstable();
         let mut i = 0;
@@ -630,7 +669,9 @@ impl RowPass<'_> {
             let mut current = NONE;
             let mut reported = false;
             while i < self.s.own.len() && self.s.own[i].0 == reader {
-                let (_, index, o) = self.s.own[i];
+                let (_, index, k) = self.s.own[i];
+                let rec = self.obs[k as usize];
+                let o = rec.o;
                 i += 1;
                 if index != current {
                     if let Some(p) = pending.take() {
@@ -640,7 +681,6 @@ impl RowPass<'_> {
                     }
                     current = index;
                 }
-                let rec = self.h.obs[o as usize];
                 let g = first + rec.branch;
                 let l = &self.d.list(g)[..rec.len as usize];
                 if let (false, Some((ge, need, oe))) = (reported, effective) {

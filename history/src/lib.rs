@@ -47,6 +47,8 @@
 //! The crate's model, classes and both models' tables are in
 //! `docs/history.md`.
 
+#![warn(missing_docs)]
+
 mod check;
 mod dot;
 mod fx;

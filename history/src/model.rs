@@ -219,7 +219,7 @@ impl VendorModel {
     /// | G1a, G1b, G1c | P | F | F | F | F |
     /// | G-single | P | P | P with a ww edge or a wr edge into a locking read, else F | F | F |
     /// | G2-item | P | P | P | P | F |
-    /// | G-SIa | P | P | F for a wr edge into a plain read, else P | F | F with a snapshot, else P |
+    /// | G-SIa | P | P | F for a wr edge into a plain read, else P | F | F with a transaction snapshot that writes read too, else P |
     /// | G-SIb | P | P | as G-single | F | F |
     pub fn permits(&self, anomaly: &Anomaly, history: &History) -> VendorJudgement {
         use Phenomenon::*;

@@ -198,11 +198,12 @@ pub struct Anomaly {
     /// The SQL-level name, where one applies.
     pub subtype: Option<SqlAnomaly>,
     /// A shortest cycle of the phenomenon's class in its strongly connected
-    /// component, edge by edge (each edge's `to` is the next one's `from`,
-    /// the last one's `to` the first one's `from`); it starts with the edge
-    /// the class is defined by (the ww edge of G0, a wr edge of G1c, the rw
-    /// edge of G-single and G-SIb, an rw edge of G2-item). Empty for G1a,
-    /// G1b and G-SIa.
+    /// component (of the edges the class may use; for G-SIb: a shortest
+    /// cycle through one rw edge), edge by edge: each edge's `to` is the
+    /// next one's `from`, the last one's `to` the first one's `from`. It
+    /// starts with the edge the class is defined by (the ww edge of G0, a
+    /// wr edge of G1c, the rw edge of G-single and G-SIb, an rw edge of
+    /// G2-item). Empty for G1a, G1b and G-SIa.
     pub cycle: Vec<Edge>,
     /// For G1a, G1b and G-SIa, the edges that show it (the read of the
     /// aborted or intermediate version, the later version, the edge against
@@ -513,6 +514,8 @@ pub struct Stats {
     /// Distinct rows observed.
     pub rows: usize,
     /// Distinct edges inferred (ww, wr, rw; so with session order).
+    /// Without [`Options::list_edges`], only those that may be on a cycle
+    /// (between committed transactions, not from T0) are kept and counted.
     pub edges: usize,
     /// Edges between committed transactions that cycles may use, counted
     /// once per pair of transactions and kind (and read kind).
@@ -523,9 +526,10 @@ pub struct Stats {
     pub largest_component: usize,
     /// Two-transaction cycles set aside by the locking-read exemption.
     pub exempted_cycles: usize,
-    /// Cycle searches stopped by the work bound before they proved their
-    /// cycle the shortest (the cycle reported is then a short one, not
-    /// necessarily the shortest).
+    /// Cycle searches stopped by their work bound (about twice the size of
+    /// the graph searched) before they proved a cycle the shortest: the
+    /// cycle reported for that class and component, if any, is one that a
+    /// few unbounded searches found, not necessarily the shortest.
     pub searches_cut: usize,
     /// What the timing allowed for G-SI.
     pub start_order: StartOrder,

@@ -151,6 +151,8 @@ proptest! {
         let h = serial_history(rows, &txns);
         for options in all_options() {
             let r = check(&h, &options);
+            let stream = check(&h, &Options { list_edges: false, ..options.clone() });
+            prop_assert_eq!(&stream.anomalies, &r.anomalies);
             prop_assert!(
                 r.is_clean(),
                 "{options:?}: {:?}\n{:?}",
@@ -302,6 +304,10 @@ proptest! {
         if !g1b {
             prop_assert_eq!(cyclic, !serial);
         }
+        // The stream mode (edges not listed) finds the same.
+        let stream = check(&x.history, &Options { list_edges: false, ..options.clone() });
+        prop_assert_eq!(&stream.anomalies, &r.anomalies);
+        prop_assert_eq!(&stream.violations, &r.violations);
         // Only cycle classes and G1b can appear: everyone committed, no timing.
         prop_assert!(r.anomalies.iter().all(|a| a.phenomenon.is_cycle() || a.phenomenon == Phenomenon::G1b));
     }

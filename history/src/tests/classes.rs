@@ -380,3 +380,41 @@ fn the_dot_drawing_labels_edges_by_kind_table_and_row() {
     assert!(dot.contains("t1 [label=\"T1\\ncommitted\"]"), "{dot}");
     assert!(dot.trim_end().ends_with('}'));
 }
+
+#[test]
+fn a_g_si_b_cycle_through_a_read_and_a_start_edge() {
+    // T2's commit may come before or after T1's start; T3 read T2's write
+    // and committed before T1 started; T1 missed T2's write.
+    let t = |id, s: (u64, u64), e: (u64, u64)| {
+        Transaction::committed(id).timed(Interval::new(s.0, s.1), Interval::new(e.0, e.1))
+    };
+    let r = B::new()
+        .add(t(1, (30, 40), (100, 110)))
+        .add(t(2, (0, 5), (35, 45)))
+        .add(t(3, (10, 15), (20, 25)))
+        .txns(&[4])
+        .read(1, 1, &[0])
+        .read(4, 1, &[0, 2])
+        .read(3, 2, &[0, 2])
+        .check();
+    assert_eq!(
+        phenomena(&r),
+        vec![
+            (Phenomenon::GSIa, None),
+            (Phenomenon::GSIb, Some(SqlAnomaly::ReadSkew))
+        ]
+    );
+    let g = r.of(Phenomenon::GSIb).next().unwrap();
+    assert_eq!(
+        cycle_of(g),
+        vec![
+            (RW, 1, 2, Some(1)),
+            (WR, 2, 3, Some(2)),
+            (DepKind::Start, 3, 1, None)
+        ]
+    );
+    assert_eq!(
+        g.cycle[2].evidence,
+        "T3 committed by 25 µs; T1 started at 30 µs or later"
+    );
+}

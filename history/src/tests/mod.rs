@@ -4,6 +4,7 @@
 mod classes;
 mod fixtures;
 mod models;
+mod search;
 mod violations;
 
 use crate::*;
