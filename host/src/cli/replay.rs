@@ -60,6 +60,12 @@ pub(super) fn run(cli: &Cli, args: &ReplayArgs) -> anyhow::Result<u8> {
                     format!("a vendor-permitted anomaly: {}", f.title)
                 }
                 Some(Ok(Verdict::Undecided { reason })) => format!("undecided: {reason}"),
+                Some(Ok(Verdict::Allowed { anomalies })) => {
+                    format!(
+                        "pass, with anomalies both models allow: {}",
+                        anomalies.join(", ")
+                    )
+                }
                 Some(Ok(Verdict::Pass)) | None => "pass".to_string(),
             },
         };

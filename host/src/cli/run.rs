@@ -143,6 +143,26 @@ fn print_summary(s: &RunSummary) {
             out!("  anomaly {n}×: {kind}");
         }
     }
+    let mut allowed: Vec<_> = s.allowed_kinds.iter().collect();
+    allowed.sort_by(|a, b| b.1.cmp(a.1));
+    for (kind, n) in allowed.into_iter().take(5) {
+        out!("  allowed by both models {n}×: {kind}");
+    }
+    if !s.patterns.is_empty() {
+        out!("  patterns: cases / anomaly occurred / prevented by an abort / by blocking / did not occur / findings");
+        for (name, p) in &s.patterns {
+            out!(
+                "    {name} ({}): {} / {} / {} / {} / {} / {}",
+                p.anomaly,
+                p.cases,
+                p.occurred,
+                p.prevented_by_abort,
+                p.prevented_by_blocking,
+                p.did_not_occur,
+                p.findings
+            );
+        }
+    }
     let mut reasons: Vec<_> = s.undecided_reasons.iter().collect();
     reasons.sort_by(|a, b| b.1.cmp(a.1));
     for (reason, n) in reasons.into_iter().take(5) {

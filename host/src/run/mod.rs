@@ -19,7 +19,7 @@ mod worker;
 pub use case_runner::{CaseRunner, Evaluated, OracleVerdict};
 pub use error::CaseError;
 pub use reduction::{reduce_and_write, reduce_finding, Reduced};
-pub use summary::{Exercised, RunSummary};
+pub use summary::{Exercised, PatternTally, RunSummary};
 
 use crate::setup::{Environment, Resolved, SetupError};
 use indicatif::{ProgressBar, ProgressStyle};

@@ -110,6 +110,24 @@ impl Shared {
                     *s.oracle_errors.entry(oracle.clone()).or_default() += 1;
                     self.log_error(seed, request, &format!("oracle `{oracle}` failed: {e}"));
                 }
+                for kind in &r.allowed {
+                    *s.allowed_kinds.entry(kind.clone()).or_default() += 1;
+                }
+                if let Some(intent) = &r.intent {
+                    let reported: Vec<&str> = r
+                        .findings
+                        .iter()
+                        .chain(&r.anomalies)
+                        .map(|f| f.kind.as_str())
+                        .chain(r.allowed.iter().map(String::as_str))
+                        .collect();
+                    s.patterns.entry(intent.pattern.clone()).or_default().add(
+                        &intent.anomaly,
+                        &reported,
+                        !r.findings.is_empty(),
+                        &r.history,
+                    );
+                }
                 s.anomalies += r.anomalies.len() as u64;
                 for a in &r.anomalies {
                     *s.anomaly_kinds.entry(a.kind.clone()).or_default() += 1;

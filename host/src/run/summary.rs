@@ -30,6 +30,14 @@ pub struct RunSummary {
     pub anomalies: u64,
     /// Vendor-permitted anomalies by oracle and class.
     pub anomaly_kinds: BTreeMap<String, u64>,
+    /// Anomalies both models allow at the levels they ran at (a pass), by
+    /// oracle and class: what the levels let through.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub allowed_kinds: BTreeMap<String, u64>,
+    /// Cases by the pattern their generator set up (`CaseIntent`), with what
+    /// became of the anomaly.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub patterns: BTreeMap<String, PatternTally>,
     /// Cases that could not be judged: a tool error, or every oracle failed
     /// (see errors.log).
     pub errors: u64,
@@ -47,6 +55,66 @@ pub struct RunSummary {
     /// What the executed cases exercised: a run that never blocks or aborts
     /// tests little.
     pub exercised: Exercised,
+}
+
+/// What became of one pattern's cases. Each case counts in one of
+/// `occurred`, `prevented_by_abort`, `prevented_by_blocking` and
+/// `did_not_occur`; `findings` counts those of them with a finding.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct PatternTally {
+    /// The anomaly the pattern sets up.
+    pub anomaly: String,
+    pub cases: u64,
+    /// An oracle named the intended anomaly (as a finding, a vendor-permitted
+    /// anomaly, or one both models allow).
+    pub occurred: u64,
+    /// It did not occur, and the DBMS aborted a transaction.
+    pub prevented_by_abort: u64,
+    /// It did not occur, nothing aborted, and a statement waited for a lock.
+    pub prevented_by_blocking: u64,
+    /// It did not occur, with neither an abort nor a wait (e.g. a snapshot
+    /// hid the other transaction's write).
+    pub did_not_occur: u64,
+    pub findings: u64,
+}
+
+impl PatternTally {
+    /// Counts one case of the pattern. `reported` are the kinds the oracles
+    /// named ("oracle: kind"), `history` the run.
+    pub(super) fn add(
+        &mut self,
+        anomaly: &str,
+        reported: &[&str],
+        findings: bool,
+        history: &History,
+    ) {
+        self.anomaly = anomaly.to_string();
+        self.cases += 1;
+        self.findings += u64::from(findings);
+        let wanted = anomaly.to_lowercase();
+        let occurred = !wanted.is_empty()
+            && reported
+                .iter()
+                .any(|kind| kind.to_lowercase().contains(&wanted));
+        let aborted = history
+            .transactions
+            .iter()
+            .any(|t| matches!(t.end, TxnEnd::Aborted { .. }));
+        let blocked = history
+            .statements
+            .iter()
+            .flatten()
+            .any(|r| r.blocked.is_some());
+        if occurred {
+            self.occurred += 1;
+        } else if aborted {
+            self.prevented_by_abort += 1;
+        } else if blocked {
+            self.prevented_by_blocking += 1;
+        } else {
+            self.did_not_occur += 1;
+        }
+    }
 }
 
 /// Concurrency events over all executed cases.
@@ -103,6 +171,64 @@ pub(super) fn reason_key(reason: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn history(aborted: bool, blocked: bool) -> History {
+        let at = StatementRef::new(0, 0);
+        History {
+            statements: vec![vec![StatementRecord {
+                at,
+                sql: String::new(),
+                submitted_us: Some(1),
+                completed_us: Some(2),
+                blocked: blocked.then_some(Blocking {
+                    detected_us: 1,
+                    evidence: BlockEvidence::Probe,
+                    resumed_after: None,
+                }),
+                outcome: Outcome::Done,
+            }]],
+            transactions: vec![TransactionRecord {
+                isolation: IsolationLevel::RepeatableRead,
+                end: if aborted {
+                    TxnEnd::Aborted {
+                        by: at,
+                        class: ErrorClass::Deadlock,
+                    }
+                } else {
+                    TxnEnd::Committed
+                },
+                ended_us: Some(2),
+            }],
+            ..History::default()
+        }
+    }
+
+    #[test]
+    fn a_pattern_case_counts_where_its_anomaly_went() {
+        let mut p = PatternTally::default();
+        let reported = ["isorel: G-single (lost update) at repeatable-read"];
+        p.add("lost update", &reported, false, &history(true, true));
+        p.add(
+            "lost update",
+            &["isorel: G2-item (write skew) at repeatable-read"],
+            true,
+            &history(true, true),
+        );
+        p.add("lost update", &[], false, &history(false, true));
+        p.add("lost update", &[], false, &history(false, false));
+        assert_eq!(
+            (
+                p.cases,
+                p.occurred,
+                p.prevented_by_abort,
+                p.prevented_by_blocking,
+                p.did_not_occur,
+                p.findings
+            ),
+            (4, 1, 1, 1, 1, 1)
+        );
+        assert_eq!(p.anomaly, "lost update");
+    }
 
     #[test]
     fn reasons_group_by_oracle_and_first_clause() {

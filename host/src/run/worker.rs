@@ -28,6 +28,10 @@ pub(super) struct CaseResult {
     pub(super) findings: Vec<WrittenFinding>,
     /// Vendor-permitted anomalies, written under `anomalies/`.
     pub(super) anomalies: Vec<WrittenFinding>,
+    /// Anomalies both models allow ("oracle: kind").
+    pub(super) allowed: Vec<String>,
+    /// What the generator set the case up to show.
+    pub(super) intent: Option<CaseIntent>,
     pub(super) undecided: Vec<String>,
     /// Oracles that failed on this case, with their errors.
     pub(super) oracle_errors: Vec<(String, CallError)>,
@@ -84,6 +88,8 @@ impl Worker<'_> {
         let mut result = CaseResult {
             findings: Vec::new(),
             anomalies: Vec::new(),
+            allowed: Vec::new(),
+            intent: case.intent.clone(),
             undecided: Vec::new(),
             oracle_errors: Vec::new(),
             judged: 0,
@@ -104,6 +110,9 @@ impl Worker<'_> {
             result.judged += 1;
             match verdict {
                 Verdict::Pass => {}
+                Verdict::Allowed { anomalies } => result
+                    .allowed
+                    .extend(anomalies.iter().map(|a| format!("{name}: {a}"))),
                 Verdict::Undecided { reason } => result.undecided.push(format!("{name}: {reason}")),
                 Verdict::Finding(finding) | Verdict::VendorPermitted(finding) => {
                     let kind = match verdict {

@@ -18,6 +18,14 @@ pub enum Verdict {
     /// not a bug, but named and counted, for users who test against the
     /// standard. IR 1.1.
     VendorPermitted(Finding),
+    /// The run agrees with both models, and shows anomalies they allow at its
+    /// isolation levels (a lost update at READ COMMITTED): a pass, with the
+    /// anomalies named so that runs can count what the levels let through.
+    /// IR 1.1.
+    Allowed {
+        /// Each anomaly's kind, as a finding's signature would name it.
+        anomalies: Vec<String>,
+    },
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

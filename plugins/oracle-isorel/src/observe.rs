@@ -232,7 +232,17 @@ pub fn observe(
                         table.name, config.row_id_column, config.writers_column
                     ))
                 })?;
-            let kind = if is_removal_read(select, &aux) {
+            // The read before a removal shows the versions the removal then
+            // deleted only if the removal succeeded.
+            let removed = || {
+                matches!(
+                    history
+                        .record(StatementRef::new(t, s + 1))
+                        .map(|r| &r.outcome),
+                    Some(Outcome::Affected { .. })
+                )
+            };
+            let kind = if is_removal_read(select, &aux) && removed() {
                 h::ReadKind::BeforeDelete
             } else if select.lock != RowLock::None {
                 h::ReadKind::Locking
@@ -270,12 +280,17 @@ pub fn observe(
                 .filter_map(|r| r.completed_us)
                 .max()
                 .map_or(0, |t| t + 1);
-            add(
-                &mut out,
-                h::Transaction::committed(id)
-                    .with_label("the final state")
-                    .timed(h::Interval::at(after), h::Interval::at(after)),
-            )?;
+            // After every transaction ended, any level must read the latest
+            // committed versions: the final read is judged at the strongest
+            // level the dialect offers, so that an anomaly through it (a
+            // committed delete that did not stick) is never excused.
+            let mut reader = h::Transaction::committed(id)
+                .with_label("the final state")
+                .timed(h::Interval::at(after), h::Interval::at(after));
+            if let Some(strongest) = dialect.levels.iter().map(|l| l.level).max() {
+                reader = reader.at_level(strongest);
+            }
+            add(&mut out, reader)?;
             for table_state in &state.tables {
                 let Some(table) = case.schema.table(&table_state.table) else {
                     continue;

@@ -160,8 +160,17 @@ pub fn verdict(
         (findings, true)
     } else if !permitted.is_empty() {
         (permitted, false)
-    } else {
+    } else if judged.is_empty() {
         return Verdict::Pass;
+    } else {
+        // Anomalies both models allow at the levels they ran at.
+        let mut anomalies: Vec<String> = judged
+            .iter()
+            .map(|j| format!("{} at {}", j.name(), levels(j.anomaly, history)))
+            .collect();
+        anomalies.sort();
+        anomalies.dedup();
+        return Verdict::Allowed { anomalies };
     };
     let first = reported[0];
     let level_text = levels(first.anomaly, history);
