@@ -42,7 +42,10 @@ fn two_libraries_with_generators_load_side_by_side_in_one_process() {
     let panicky = PluginLibrary::load(&common::library("txlab-fixture-panicky")).unwrap();
     let names = |l: &PluginLibrary| l.entries.iter().map(|e| e.name.clone()).collect::<Vec<_>>();
     assert_eq!(names(&random), ["random"]);
-    assert_eq!(names(&panicky), ["panicky", "panicky", "accuse", "blocked"]);
+    assert_eq!(
+        names(&panicky),
+        ["panicky", "panicky", "accuse", "blocked", "permitted"]
+    );
     let ctx = GeneratorContext {
         dialect: sqlite_info(),
         levels: vec![IsolationLevel::Serializable],

@@ -173,16 +173,16 @@ pub fn observe(
                 let mut record = h::Transaction::new(id, outcome_of(&history.transactions[t].end))
                     .with_label(txn_label(t))
                     .at_level(level);
-                let started = snapshot_taken(case, history, t, dialect);
-                let ended = txn
+                // Each time where it is known: a transaction that never took
+                // a snapshot (only writes, under a first-read snapshot) still
+                // ended when its last statement did.
+                record.started = snapshot_taken(case, history, t, dialect);
+                record.ended = txn
                     .statements
                     .len()
                     .checked_sub(1)
                     .and_then(|s| history.record(StatementRef::new(t, s)))
                     .and_then(interval);
-                if let (Some(started), Some(ended)) = (started, ended) {
-                    record = record.timed(started, ended);
-                }
                 add(&mut out, record)?;
             }
             TxnKind::Autocommit => {
@@ -233,14 +233,27 @@ pub fn observe(
                     ))
                 })?;
             // The read before a removal shows the versions the removal then
-            // deleted only if the removal succeeded.
+            // deleted only if the removal succeeded and removed as many rows
+            // as the read returned. The two are separate statements: at
+            // PostgreSQL's READ COMMITTED each takes its own snapshot, and a
+            // locking read that waited re-checks only the rows it had
+            // matched, so the DELETE may remove other rows. Where the counts
+            // differ the read is only a read: what the removal took goes
+            // unseen (a dependency missed, never one made up).
+            // A REPLACE counts the rows it inserted and those it deleted.
             let removed = || {
-                matches!(
-                    history
-                        .record(StatementRef::new(t, s + 1))
-                        .map(|r| &r.outcome),
-                    Some(Outcome::Affected { .. })
-                )
+                let next = StatementRef::new(t, s + 1);
+                let inserted = match case.statement(next) {
+                    Some(Statement::Insert(i)) => i.rows.len() as u64,
+                    _ => 0,
+                };
+                match history.record(next).map(|r| &r.outcome) {
+                    Some(Outcome::Affected { rows: affected }) => matches!(
+                        &record.outcome,
+                        Outcome::Rows { rows, .. } if rows.len() as u64 + inserted == *affected
+                    ),
+                    _ => false,
+                }
             };
             let kind = if is_removal_read(select, &aux) && removed() {
                 h::ReadKind::BeforeDelete
