@@ -106,6 +106,10 @@ fn positions(columns: &[String], aux: &AuxColumns) -> Option<(usize, usize)> {
 }
 
 struct Rows<'a> {
+    /// Writers whose versions this read may not trust when a list ends with
+    /// them: a committed transaction with a write statement that failed
+    /// (rolled back alone), read before it ended (see `dirty_read_unsure`).
+    unsure: &'a [h::TxnId],
     statement: h::StatementId,
     kind: h::ReadKind,
     table: &'a str,
@@ -138,6 +142,12 @@ fn observe_rows(out: &mut h::History, r: Rows<'_>) -> Result<(), Unreadable> {
                 values_text(row, &[])
             )));
         };
+        if versions
+            .last()
+            .is_some_and(|last| *last != r.statement.txn && r.unsure.contains(last))
+        {
+            continue;
+        }
         out.observe(h::Observation {
             statement: r.statement.clone(),
             kind: r.kind,
@@ -150,6 +160,43 @@ fn observe_rows(out: &mut h::History, r: Rows<'_>) -> Result<(), Unreadable> {
         .map_err(|e| Unreadable(format!("{}: {e}", r.statement.label)))?;
     }
     Ok(())
+}
+
+/// Committed explicit transactions with a write statement that failed, and
+/// when each began to end (its last statement was sent). A failed statement
+/// is rolled back alone (InnoDB undoes the rows it had changed), so a read
+/// made before the transaction ended — a dirty read — may have seen a version
+/// of that statement which never became part of the committed transaction:
+/// such a list proves nothing about the version order. Reads after the end
+/// see only what the transaction kept.
+fn failed_writers(
+    case: &TestCase,
+    history: &History,
+    ids: &TxnIds,
+) -> Vec<(h::TxnId, Option<u64>)> {
+    let mut out = Vec::new();
+    for (t, txn) in case.transactions.iter().enumerate() {
+        if txn.kind != TxnKind::Explicit || history.transactions[t].end != TxnEnd::Committed {
+            continue;
+        }
+        let failed = txn.statements.iter().enumerate().any(|(s, statement)| {
+            statement.is_write()
+                && matches!(
+                    history.record(StatementRef::new(t, s)).map(|r| &r.outcome),
+                    Some(Outcome::Error(_))
+                )
+        });
+        if failed {
+            let ended = txn
+                .statements
+                .len()
+                .checked_sub(1)
+                .and_then(|s| history.record(StatementRef::new(t, s)))
+                .and_then(|r| r.submitted_us);
+            out.push((ids.id(StatementRef::new(t, 0)), ended));
+        }
+    }
+    out
 }
 
 /// The history of an executed, prepared case.
@@ -207,6 +254,7 @@ pub fn observe(
             }
         }
     }
+    let failed_writers = failed_writers(case, history, &ids);
     for (t, txn) in case.transactions.iter().enumerate() {
         for (s, statement) in txn.statements.iter().enumerate() {
             let Statement::Select(select) = statement else {
@@ -268,9 +316,18 @@ pub fn observe(
             } else {
                 s as u32
             };
+            // A read that completed before the writer began to end may be a
+            // dirty read of a statement the writer later lost.
+            let read_done = record.completed_us.unwrap_or(u64::MAX);
+            let unsure: Vec<h::TxnId> = failed_writers
+                .iter()
+                .filter(|(_, ended)| ended.is_none_or(|e| read_done < e))
+                .map(|(w, _)| *w)
+                .collect();
             observe_rows(
                 &mut out,
                 Rows {
+                    unsure: &unsure,
                     statement: h::StatementId::labelled(id, index, at.to_string()),
                     kind,
                     table: &table.name,
@@ -315,6 +372,7 @@ pub fn observe(
                 observe_rows(
                     &mut out,
                     Rows {
+                        unsure: &[],
                         statement: h::StatementId::labelled(id, 0, "the final state"),
                         kind: h::ReadKind::Plain,
                         table: &table.name,

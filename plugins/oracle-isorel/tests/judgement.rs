@@ -274,3 +274,55 @@ fn a_failed_delete_removed_nothing() {
         Verdict::Pass
     );
 }
+
+/// A dirty read of a statement that failed: InnoDB undoes a failed
+/// statement's rows on its own, so a read at READ UNCOMMITTED may see a
+/// version the committed transaction never kept. Seen on MariaDB 10.11 (a
+/// multi-row UPDATE that failed on a duplicate key after updating a row T3
+/// read): no dependency may be read off that list.
+#[test]
+fn a_dirty_read_of_a_failed_statement_proves_nothing() {
+    let ru = IsolationLevel::ReadUncommitted;
+    let t = t_table();
+    let case = case_of(
+        Schema {
+            tables: vec![t.clone()],
+        },
+        vec![rows_of(&t, vec![vec![Value::Int(1), Value::Int(10)]])],
+        vec![
+            explicit(
+                ru,
+                vec![
+                    Statement::Begin,
+                    update("t", vec![("v", int(11))], None),
+                    Statement::Commit,
+                ],
+            ),
+            explicit(
+                ru,
+                vec![Statement::Begin, select("t", None, vec![]), Statement::Commit],
+            ),
+        ],
+    );
+    let mut o = oracle(&mariadb(), "{}");
+    let case = o.prepare(case).unwrap();
+    let at = StatementRef::new;
+    let failed = Outcome::Error(DbError {
+        class: ErrorClass::Constraint,
+        scope: ErrorScope::Statement,
+        code: Some(1062),
+        sqlstate: Some("23000".into()),
+        message: "Duplicate entry".into(),
+    });
+    // T2 read T1's row while T1's UPDATE was half done; the UPDATE then
+    // failed, T1 committed, and the row kept its initial version.
+    let history = concurrent_history(&case, &[0, 1, 1, 0, 0, 1])
+        .outcome(at(1, 1), rows(&[(1, 11, 1, "0,1")]))
+        .outcome(at(0, 1), failed)
+        .final_state(state(&[(1, 10, 1, "0")]))
+        .build();
+    assert_eq!(
+        txlab_testkit::oracle::check(&mut o, &case, &history),
+        Verdict::Pass
+    );
+}
