@@ -2,7 +2,7 @@
 //! takes.
 //!
 //! ```sh
-//! cargo run --release -p txlab-history --example throughput -- 10000 100000 1000000
+//! cargo bench -p txlab-history --bench throughput -- 10000 100000 1000000
 //! ```
 //!
 //! Each history is simulated: 8 sessions run transactions of 2–6 operations
@@ -320,7 +320,8 @@ fn cpu_model() -> String {
 fn main() {
     let mut stale_window = STALE_WINDOW;
     let mut sizes: Vec<usize> = Vec::new();
-    for arg in std::env::args().skip(1) {
+    // `cargo bench` passes `--bench`; a plain run does not.
+    for arg in std::env::args().skip(1).filter(|a| a != "--bench") {
         match arg.strip_prefix("--stale-window=") {
             Some(w) => stale_window = w.parse().expect("--stale-window=N"),
             None => sizes.push(arg.parse().expect("sizes are numbers of transactions")),
