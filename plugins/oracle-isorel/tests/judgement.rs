@@ -300,7 +300,11 @@ fn a_dirty_read_of_a_failed_statement_proves_nothing() {
             ),
             explicit(
                 ru,
-                vec![Statement::Begin, select("t", None, vec![]), Statement::Commit],
+                vec![
+                    Statement::Begin,
+                    select("t", None, vec![]),
+                    Statement::Commit,
+                ],
             ),
         ],
     );
