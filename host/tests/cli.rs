@@ -12,6 +12,7 @@ const SHIPPING: &[&str] = &[
     "txlab-dialect-mysql",
     "txlab-dialect-postgres",
     "txlab-generator-random",
+    "txlab-generator-pattern",
     "txlab-oracle-wss",
     "txlab-oracle-troc",
     "txlab-oracle-isorel",

@@ -1,0 +1,310 @@
+//! The pattern generator end to end through the `txlab` binary, on embedded
+//! SQLite and on the real MariaDB and PostgreSQL: about 2,000 generated
+//! statements per DBMS, every statement's outcome read from the histories,
+//! and at most 1% of them may fail with an error the generator caused (a
+//! syntax, type or unknown-column error, or an error nobody classified).
+//! Deadlocks, lock-wait timeouts, serialization failures and constraint
+//! violations are what the patterns set up; they are counted and printed by
+//! class. Then the shipped `configs/pattern-*.toml` (IsoRel and WSS) run a few
+//! cases on the same DBMS.
+//!
+//! The histories come from the fixture oracle `accuse`, which reports every
+//! case as a finding, so that each case's directory holds its `history.json`.
+
+mod common;
+
+use mysql_async::prelude::Queryable;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use txlab_host::driver::ServerKind;
+use txlab_plugin_api::ir::{ErrorClass, History, Outcome};
+
+/// Cases per DBMS: about 2,000 statements (a case has 6 to 8 statements of
+/// its pattern and BEGINs, and 0 to 2 filler statements per transaction).
+const CASES: u64 = 220;
+/// Fewer statements than this would not be the test asked for.
+const MIN_STATEMENTS: usize = 1_500;
+
+fn url(kind: ServerKind) -> String {
+    let default = match kind {
+        ServerKind::Mysql => "mysql://root@127.0.0.1:3306",
+        ServerKind::Postgres => "postgres://postgres@127.0.0.1:5432/postgres",
+    };
+    std::env::var(kind.url_env()).unwrap_or_else(|_| default.to_string())
+}
+
+async fn ping(kind: ServerKind, url: &str) -> Result<(), String> {
+    match kind {
+        ServerKind::Mysql => {
+            let mut conn = mysql_async::Conn::from_url(url)
+                .await
+                .map_err(|e| e.to_string())?;
+            conn.query_drop("SELECT 1").await.map_err(|e| e.to_string())
+        }
+        ServerKind::Postgres => {
+            let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+                .await
+                .map_err(|e| e.to_string())?;
+            tokio::spawn(connection);
+            client
+                .simple_query("SELECT 1")
+                .await
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// Whether the server answers; when it does not, the test may skip (and says
+/// so) unless TXLAB_REQUIRE_LIVE=1, when it fails.
+async fn reachable(kind: ServerKind, what: &str) -> bool {
+    match ping(kind, &url(kind)).await {
+        Ok(()) => true,
+        Err(e) => {
+            let why = format!("{what}: the server is unreachable: {e}");
+            if std::env::var("TXLAB_REQUIRE_LIVE").as_deref() == Ok("1") {
+                panic!("{why}");
+            }
+            eprintln!("skipped: {why}");
+            false
+        }
+    }
+}
+
+fn plugins() -> tempfile::TempDir {
+    common::plugin_dir(&[
+        "txlab-dialect-sqlite",
+        "txlab-dialect-mysql",
+        "txlab-dialect-postgres",
+        "txlab-generator-pattern",
+        "txlab-oracle-isorel",
+        "txlab-oracle-wss",
+        "txlab-fixture-panicky",
+    ])
+}
+
+/// Runs `txlab run CONFIG` with `args`; checks that it ran every case
+/// without a tool error and returns the run directory and its summary.
+fn run(
+    config: &Path,
+    cases: u64,
+    url: Option<&str>,
+    plugins: &Path,
+    out: &Path,
+) -> (PathBuf, serde_json::Value) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_txlab"));
+    command
+        .arg("run")
+        .arg(config)
+        .args(["--cases", &cases.to_string(), "--seed", "3", "--no-reduce"])
+        .arg("--out")
+        .arg(out)
+        .env("TXLAB_PLUGIN_PATH", plugins)
+        .env_remove("RUST_LOG")
+        .current_dir(common::repo_root());
+    if let Some(url) = url {
+        command.args(["--url", url]);
+    }
+    let o = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    // 0: nothing found, 1: findings (every case, with `accuse`); 2 and 3 are
+    // tool errors.
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{}: exit {:?}\n{stdout}\n{stderr}",
+        config.display(),
+        o.status.code()
+    );
+    let run_dir = std::fs::read_dir(out)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run_dir.join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["cases"], cases, "{summary}");
+    assert_eq!(summary["errors"], 0, "{summary}");
+    (run_dir, summary)
+}
+
+/// Errors the generator is to blame for: the DBMS refused the SQL text or a
+/// value, or gave an error no class explains.
+fn generator_caused(class: ErrorClass) -> bool {
+    matches!(
+        class,
+        ErrorClass::Syntax | ErrorClass::Data | ErrorClass::Other
+    )
+}
+
+#[derive(Debug, Default)]
+struct Tally {
+    cases: usize,
+    statements: usize,
+    by_class: BTreeMap<String, usize>,
+    generator_caused: Vec<String>,
+    patterns: BTreeMap<String, usize>,
+}
+
+/// Reads every case's history under `run_dir/findings`.
+fn tally(run_dir: &Path) -> Tally {
+    let mut t = Tally::default();
+    for entry in std::fs::read_dir(run_dir.join("findings")).unwrap() {
+        let dir = entry.unwrap().path();
+        if !dir
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .ends_with("-accuse")
+        {
+            continue;
+        }
+        t.cases += 1;
+        let history: History =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("history.json")).unwrap())
+                .unwrap();
+        let case: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).unwrap()).unwrap();
+        let pattern = case["intent"]["pattern"].as_str().unwrap().to_string();
+        *t.patterns.entry(pattern).or_default() += 1;
+        for record in history.statements.iter().flatten() {
+            match &record.outcome {
+                Outcome::NotSubmitted => continue,
+                Outcome::Error(e) => {
+                    *t.by_class.entry(e.class.to_string()).or_default() += 1;
+                    if generator_caused(e.class) {
+                        t.generator_caused.push(format!(
+                            "{}: {}: {e}",
+                            dir.file_name().unwrap().to_string_lossy(),
+                            record.sql
+                        ));
+                    }
+                }
+                _ => {}
+            }
+            t.statements += 1;
+        }
+    }
+    t
+}
+
+/// About 2,000 generated statements of every pattern at every level the
+/// dialect offers, then the shipped pipeline for a few cases.
+fn check_dialect(dialect: &str, target: &str, url: Option<&str>, shipped: &str) {
+    let plugins = plugins();
+    let work = tempfile::tempdir().unwrap();
+    let config = work.path().join("pattern-accuse.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[run]\nworkers = 1\n\n[target]\ndialect = \"{dialect}\"\n{target}\n\
+             [executor]\nstatement_timeout = \"5s\"\nlock_wait_timeout = \"8s\"\n\n\
+             [generator]\nplugin = \"pattern\"\n[generator.config]\npatterns = [\"all\"]\n\n\
+             [[oracle]]\nplugin = \"accuse\"\n"
+        ),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let (run_dir, summary) = run(
+        &config,
+        CASES,
+        url,
+        plugins.path(),
+        &work.path().join("out"),
+    );
+    let t = tally(&run_dir);
+    let rate = t.generator_caused.len() as f64 / t.statements.max(1) as f64;
+    eprintln!(
+        "{dialect}: {} cases, {} statements in {:.1}s; errors by class {:?}; caused by the generator {} ({:.2}%); aborted transactions {}; {} patterns",
+        t.cases,
+        t.statements,
+        started.elapsed().as_secs_f64(),
+        t.by_class,
+        t.generator_caused.len(),
+        100.0 * rate,
+        summary["exercised"]["aborted"],
+        t.patterns.len(),
+    );
+    assert_eq!(t.cases as u64, CASES, "{summary}");
+    assert!(
+        t.statements >= MIN_STATEMENTS,
+        "{} statements",
+        t.statements
+    );
+    assert!(
+        rate <= 0.01,
+        "{dialect}: {} of {} statements failed by the generator's fault:\n{}",
+        t.generator_caused.len(),
+        t.statements,
+        t.generator_caused.join("\n")
+    );
+    // Patterns with the same operations count once: 45 distinct.
+    assert!(t.patterns.len() >= 40, "{:?}", t.patterns);
+
+    // The shipped pipeline: IsoRel and WSS judge a few cases.
+    let (_, summary) = run(
+        &common::repo_root().join(shipped),
+        40,
+        url,
+        plugins.path(),
+        &work.path().join("shipped"),
+    );
+    let undecided_isorel: u64 = summary["undecided_reasons"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(k, _)| k.starts_with("isorel"))
+        .map(|(_, n)| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(undecided_isorel, 0, "{shipped}: {summary}");
+    eprintln!(
+        "{shipped}: 40 cases, anomalies {}, findings {}, undecided {}",
+        summary["anomaly_kinds"], summary["finding_kinds"], summary["undecided_reasons"]
+    );
+}
+
+#[test]
+fn pattern_cases_run_on_sqlite() {
+    check_dialect("sqlite", "", None, "configs/pattern-sqlite.toml");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pattern_cases_run_on_mariadb() {
+    let kind = ServerKind::Mysql;
+    if !reachable(kind, "pattern cases on MariaDB").await {
+        return;
+    }
+    let url = url(kind);
+    tokio::task::spawn_blocking(move || {
+        check_dialect(
+            "mariadb",
+            "[target.config]\nsnapshot_isolation = false\n",
+            Some(&url),
+            "configs/pattern-mariadb.toml",
+        )
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pattern_cases_run_on_postgres() {
+    let kind = ServerKind::Postgres;
+    if !reachable(kind, "pattern cases on PostgreSQL").await {
+        return;
+    }
+    let url = url(kind);
+    tokio::task::spawn_blocking(move || {
+        check_dialect(
+            "postgres",
+            "[target.config]\ndeadlock_timeout_ms = 100\n",
+            Some(&url),
+            "configs/pattern-postgres.toml",
+        )
+    })
+    .await
+    .unwrap();
+}
