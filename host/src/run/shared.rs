@@ -122,7 +122,7 @@ impl Shared {
                         .chain(r.allowed.iter().map(String::as_str))
                         .collect();
                     s.patterns.entry(intent.pattern.clone()).or_default().add(
-                        &intent.anomaly,
+                        intent,
                         &reported,
                         !r.findings.is_empty(),
                         &r.history,

@@ -80,22 +80,26 @@ pub struct PatternTally {
 
 impl PatternTally {
     /// Counts one case of the pattern. `reported` are the kinds the oracles
-    /// named ("oracle: kind"), `history` the run.
+    /// named ("oracle: kind"), `history` the run. A kind names the intended
+    /// anomaly by its SQL name ("G-single (lost update) at …"), or, for a
+    /// phenomenon without one, by the phenomenon alone ("G1c at …").
     pub(super) fn add(
         &mut self,
-        anomaly: &str,
+        intent: &CaseIntent,
         reported: &[&str],
         findings: bool,
         history: &History,
     ) {
-        self.anomaly = anomaly.to_string();
+        self.anomaly = intent.anomaly.clone();
         self.cases += 1;
         self.findings += u64::from(findings);
-        let wanted = anomaly.to_lowercase();
-        let occurred = !wanted.is_empty()
-            && reported
-                .iter()
-                .any(|kind| kind.to_lowercase().contains(&wanted));
+        let anomaly = intent.anomaly.to_lowercase();
+        let bare_phenomenon = format!("{} at ", intent.phenomenon.to_lowercase());
+        let occurred = reported.iter().any(|kind| {
+            let kind = kind.to_lowercase();
+            (!anomaly.is_empty() && kind.contains(&anomaly))
+                || (!intent.phenomenon.is_empty() && kind.contains(&bare_phenomenon))
+        });
         let aborted = history
             .transactions
             .iter()
@@ -206,16 +210,23 @@ mod tests {
     #[test]
     fn a_pattern_case_counts_where_its_anomaly_went() {
         let mut p = PatternTally::default();
+        let lost_update = CaseIntent {
+            pattern: "lost-update".into(),
+            anomaly: "lost update".into(),
+            phenomenon: "G-single".into(),
+            forbidden_at: vec![],
+        };
         let reported = ["isorel: G-single (lost update) at repeatable-read"];
-        p.add("lost update", &reported, false, &history(true, true));
+        p.add(&lost_update, &reported, false, &history(true, true));
+        // Another G-single is not this pattern's anomaly.
         p.add(
-            "lost update",
-            &["isorel: G2-item (write skew) at repeatable-read"],
+            &lost_update,
+            &["isorel: G-single (read skew) at repeatable-read"],
             true,
             &history(true, true),
         );
-        p.add("lost update", &[], false, &history(false, true));
-        p.add("lost update", &[], false, &history(false, false));
+        p.add(&lost_update, &[], false, &history(false, true));
+        p.add(&lost_update, &[], false, &history(false, false));
         assert_eq!(
             (
                 p.cases,
@@ -228,6 +239,21 @@ mod tests {
             (4, 1, 1, 1, 1, 1)
         );
         assert_eq!(p.anomaly, "lost update");
+        // A phenomenon without an SQL name matches by the phenomenon.
+        let mut g1c = PatternTally::default();
+        let flow = CaseIntent {
+            pattern: "aptrans-20".into(),
+            anomaly: "circular information flow".into(),
+            phenomenon: "G1c".into(),
+            forbidden_at: vec![],
+        };
+        g1c.add(
+            &flow,
+            &["isorel: G1c at read-uncommitted"],
+            false,
+            &history(false, false),
+        );
+        assert_eq!(g1c.occurred, 1);
     }
 
     #[test]
