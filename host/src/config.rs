@@ -42,6 +42,9 @@ pub struct RunSection {
     pub out: PathBuf,
     /// Stop after this many cases in a row failed with a tool error.
     pub max_consecutive_errors: u64,
+    /// After a lost connection, how long to wait for the server to accept
+    /// connections again before the run stops ("0s": stop at once).
+    pub reconnect_timeout: HumanDuration,
 }
 
 impl Default for RunSection {
@@ -53,6 +56,7 @@ impl Default for RunSection {
             workers: 1,
             out: PathBuf::from("findings"),
             max_consecutive_errors: 20,
+            reconnect_timeout: HumanDuration(Duration::from_secs(60)),
         }
     }
 }

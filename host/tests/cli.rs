@@ -16,6 +16,7 @@ const SHIPPING: &[&str] = &[
     "txlab-oracle-wss",
     "txlab-oracle-troc",
     "txlab-oracle-isorel",
+    "txlab-oracle-errors",
 ];
 
 struct Env {

@@ -5,7 +5,7 @@
 //! syntax, type or unknown-column error, or an error nobody classified).
 //! Deadlocks, lock-wait timeouts, serialization failures and constraint
 //! violations are what the patterns set up; they are counted and printed by
-//! class. Then the shipped `configs/pattern-*.toml` (IsoRel and WSS) run a few
+//! class. Then the shipped `configs/pattern-*.toml` (IsoRel, WSS and errors) run a few
 //! cases on the same DBMS.
 //!
 //! The histories come from the fixture oracle `accuse`, which reports every
@@ -80,6 +80,7 @@ fn plugins() -> tempfile::TempDir {
         "txlab-generator-pattern",
         "txlab-oracle-isorel",
         "txlab-oracle-wss",
+        "txlab-oracle-errors",
         "txlab-fixture-panicky",
     ])
 }
@@ -244,7 +245,7 @@ fn check_dialect(dialect: &str, target: &str, url: Option<&str>, shipped: &str) 
     // Patterns with the same operations count once: 45 distinct.
     assert!(t.patterns.len() >= 40, "{:?}", t.patterns);
 
-    // The shipped pipeline: IsoRel and WSS judge a few cases.
+    // The shipped pipeline: IsoRel, WSS and errors judge a few cases.
     let (_, summary) = run(
         &common::repo_root().join(shipped),
         40,
@@ -260,6 +261,15 @@ fn check_dialect(dialect: &str, target: &str, url: Option<&str>, shipped: &str) 
         .map(|(_, n)| n.as_u64().unwrap())
         .sum();
     assert_eq!(undecided_isorel, 0, "{shipped}: {summary}");
+    // The patterns' expected errors (deadlocks, serialization failures, …)
+    // are no finding of the errors oracle; nothing crashed.
+    let explicit: Vec<&String> = summary["finding_kinds"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|k| k.starts_with("errors:"))
+        .collect();
+    assert!(explicit.is_empty(), "{shipped}: {summary}");
     eprintln!(
         "{shipped}: 40 cases, anomalies {}, findings {}, undecided {}",
         summary["anomaly_kinds"], summary["finding_kinds"], summary["undecided_reasons"]

@@ -207,6 +207,7 @@ impl ConcurrentHistory<'_> {
             completion_order: self.completion,
             final_state: self.final_state,
             unobserved: self.unobserved,
+            server_lost: None,
         }
     }
 }

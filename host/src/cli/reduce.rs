@@ -115,6 +115,8 @@ pub(super) fn run(cli: &Cli, args: &ReduceArgs) -> anyhow::Result<u8> {
     }
     Ok(match report.outcome {
         ReductionOutcome::OriginalDidNotReproduce => EXIT_CLEAN,
-        ReductionOutcome::Reduced | ReductionOutcome::ReducedDidNotReproduce => EXIT_FINDINGS,
+        ReductionOutcome::Reduced
+        | ReductionOutcome::ReducedDidNotReproduce
+        | ReductionOutcome::ServerLost => EXIT_FINDINGS,
     })
 }

@@ -50,6 +50,14 @@ pub trait Driver: Send + Sync {
 
     /// A monitor that watches sessions for lock waits and can cancel them.
     async fn monitor(&self) -> Result<Box<dyn Monitor>, DriverError>;
+
+    /// When the server started, in seconds since the Unix epoch by the
+    /// server's clock, to tell a restart from a broken connection; `None`
+    /// where the DBMS does not say (an embedded database, a server without
+    /// the query).
+    async fn server_started(&self) -> Option<i64> {
+        None
+    }
 }
 
 /// One connection. Statements run one at a time.

@@ -172,6 +172,19 @@ impl Driver for MysqlDriver {
             cancel: self.control.cancel.clone(),
         }))
     }
+
+    /// The server's clock minus its `Uptime` status; MySQL, MariaDB and TiDB
+    /// all answer `SHOW GLOBAL STATUS`.
+    async fn server_started(&self) -> Option<i64> {
+        let mut conn = self.conn().await.ok()?;
+        let now: Option<i64> = conn.query_first("SELECT UNIX_TIMESTAMP()").await.ok()?;
+        let uptime: Option<(String, String)> = conn
+            .query_first("SHOW GLOBAL STATUS LIKE 'Uptime'")
+            .await
+            .ok()?;
+        let _ = conn.disconnect().await;
+        Some(now? - uptime?.1.parse::<i64>().ok()?)
+    }
 }
 
 #[async_trait]

@@ -205,6 +205,18 @@ impl Driver for PostgresDriver {
             cancel: self.control.cancel.clone(),
         }))
     }
+
+    async fn server_started(&self) -> Option<i64> {
+        let client = self.client().await.ok()?;
+        let rows = client
+            .simple_query("SELECT floor(extract(epoch FROM pg_postmaster_start_time()))::bigint")
+            .await
+            .ok()?;
+        rows.iter().find_map(|m| match m {
+            SimpleQueryMessage::Row(r) => r.get(0)?.parse().ok(),
+            _ => None,
+        })
+    }
 }
 
 /// The session's id for the lock probe: the backend pid, unless the dialect

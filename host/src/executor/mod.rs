@@ -9,7 +9,7 @@
 //! still waiting, records resumed statements in the order their replies arrived,
 //! and starts again from the beginning of the submitted order.
 
-use crate::driver::{DriverError, Monitor, QueryResult, Session};
+use crate::driver::{Monitor, QueryResult, Session};
 use std::time::Duration;
 use txlab_loader::{CallError, DialectHandle};
 use txlab_plugin_api::ir::*;
@@ -79,8 +79,6 @@ pub enum ExecError {
     RenderMismatch(String),
     #[error(transparent)]
     Classify(#[from] CallError),
-    #[error("the monitor failed: {0}")]
-    Monitor(#[from] DriverError),
     #[error("a session task ended unexpectedly")]
     SessionGone,
 }
@@ -96,6 +94,7 @@ pub struct ScheduleExecutor<'a> {
 pub type ReturnedSessions = Vec<Option<Box<dyn Session>>>;
 
 mod schedule;
+pub use schedule::empty_history;
 
 #[cfg(test)]
 mod fake;

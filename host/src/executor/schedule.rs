@@ -155,7 +155,9 @@ fn check_rendering(case: &TestCase, rendered: &RenderedCase) -> Result<(), ExecE
     Ok(())
 }
 
-fn empty_history(case: &TestCase, rendered: &RenderedCase) -> History {
+/// A history in which nothing ran yet: every statement unsent, every
+/// transaction unfinished.
+pub fn empty_history(case: &TestCase, rendered: &RenderedCase) -> History {
     History {
         statements: case
             .transactions
@@ -189,6 +191,7 @@ fn empty_history(case: &TestCase, rendered: &RenderedCase) -> History {
         completion_order: Vec::new(),
         final_state: None,
         unobserved: Vec::new(),
+        server_lost: None,
     }
 }
 
@@ -230,6 +233,22 @@ impl Run<'_, '_> {
     fn note(&mut self, text: String) {
         tracing::debug!(target: "txlab::executor", "{text}");
         self.history.unobserved.push(text);
+    }
+
+    /// Asks the lock-wait probe whether `at` waits. A probe that fails (its
+    /// connection broke with the server's) cannot tell: the failure is noted
+    /// once and the case goes on, so that what the sessions saw is kept.
+    async fn probe(&mut self, at: StatementRef) -> Option<bool> {
+        match self.exec.monitor.is_waiting(&self.keys[at.txn()]).await {
+            Ok(answer) => answer,
+            Err(e) => {
+                let text = format!("the lock-wait probe failed: {e}");
+                if !self.history.unobserved.contains(&text) {
+                    self.note(text);
+                }
+                None
+            }
+        }
     }
 
     async fn execute(&mut self) -> Result<(), ExecError> {
@@ -333,7 +352,7 @@ impl Run<'_, '_> {
                 Err(_) => {
                     // The probe may take a moment; a reply that arrives meanwhile
                     // wins over its answer.
-                    let waiting = self.exec.monitor.is_waiting(&self.keys[at.txn()]).await?;
+                    let waiting = self.probe(at).await;
                     if let Ok(reply) = self.events.try_recv() {
                         self.reply_while_waiting(at, reply).await?;
                         continue;
@@ -636,7 +655,7 @@ impl Run<'_, '_> {
                 if self.has_queued_reply(at) {
                     break;
                 }
-                let waiting = self.exec.monitor.is_waiting(&self.keys[at.txn()]).await?;
+                let waiting = self.probe(at).await;
                 while let Ok(r) = self.events.try_recv() {
                     self.queue.push_back(r);
                 }
@@ -687,8 +706,11 @@ impl Run<'_, '_> {
                 _ => None,
             })
             .collect();
-        for at in &stuck {
-            self.exec.monitor.cancel(&self.keys[at.txn()]).await?;
+        for &at in &stuck {
+            // A cancel that fails leaves the statement to the deadline below.
+            if let Err(e) = self.exec.monitor.cancel(&self.keys[at.txn()]).await {
+                self.note(format!("cancelling {at} failed: {e}"));
+            }
         }
         for at in stuck {
             let deadline = Instant::now() + Duration::from_secs(2);

@@ -13,6 +13,9 @@ pub enum ReductionOutcome {
     OriginalDidNotReproduce,
     /// The reduced case did not reproduce in any confirmation run.
     ReducedDidNotReproduce,
+    /// The server went away during a trial: what the trials showed says
+    /// nothing about the finding, which stands as it was found.
+    ServerLost,
 }
 
 /// `reduction.json`: what the reduction did.
@@ -71,6 +74,10 @@ impl ReductionReport {
             ReductionOutcome::OriginalDidNotReproduce => format!(
                 "not reduced: the case did not show the finding again in {} re-runs",
                 self.trials
+            ),
+            ReductionOutcome::ServerLost => format!(
+                "not reduced: the server went away during trial {} ({}); the finding stands as found",
+                self.trials, self.stopped
             ),
             ReductionOutcome::ReducedDidNotReproduce => format!(
                 "unconfirmed: the reduced case ({} statements) showed the finding in 0 of {} confirmation runs; it is in unconfirmed/ for txlab replay",

@@ -4,10 +4,11 @@
 //! reduced or replayed case runs exactly as the original did.
 
 use super::CaseError;
-use crate::executor::ScheduleExecutor;
+use crate::executor::{empty_history, ScheduleExecutor};
 use crate::setup::{worker_runtime, Environment, OracleInstance, Resolved, SetupError};
 use crate::target::{open_driver, CaseDb, ScratchDb};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 use txlab_loader::CallError;
 use txlab_plugin_api::ir::*;
 use txlab_plugin_api::sdk::{HostDb, PluginError};
@@ -67,6 +68,47 @@ pub struct CaseRunner<'a> {
     /// Opened only when an oracle declared that it replays.
     scratch: Option<ScratchDb>,
     case_db: CaseDb,
+    /// How long to wait for the server after a lost connection.
+    reconnect_timeout: Duration,
+    /// When the server started, as it said last time; a change is a restart.
+    server_started: Option<i64>,
+}
+
+/// A case that could not run to its end, with what it recorded until then.
+struct Failure {
+    error: CaseError,
+    partial: Option<Box<History>>,
+}
+
+impl<E: Into<CaseError>> From<E> for Failure {
+    fn from(error: E) -> Self {
+        Failure {
+            error: error.into(),
+            partial: None,
+        }
+    }
+}
+
+/// Start times a few seconds apart are the same start: the MySQL family gives
+/// it as the server's clock minus its uptime, both in whole seconds.
+const SAME_START_SLACK_SECS: i64 = 2;
+
+/// One connection attempt while waiting for the server: a frozen server must
+/// not hold the wait past its timeout.
+const CONNECT_ATTEMPT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The first statement whose connection broke, with its error.
+fn first_lost_connection(history: &History) -> Option<(StatementRef, String)> {
+    history
+        .completion_order
+        .iter()
+        .filter_map(|&at| history.record(at))
+        .find_map(|r| match &r.outcome {
+            Outcome::Error(e) if e.class == ErrorClass::ConnectionLost => {
+                Some((r.at, e.to_string()))
+            }
+            _ => None,
+        })
 }
 
 /// Stands in for the scratch database when no oracle declared it needs one.
@@ -117,7 +159,10 @@ impl<'a> CaseRunner<'a> {
         };
         let mut case_db = runtime.block_on(CaseDb::open(case_driver, &setups[0]))?;
         runtime.block_on(case_db.preflight(setups))?;
+        let server_started = runtime.block_on(case_db.driver().server_started());
         Ok(CaseRunner {
+            reconnect_timeout: env.reconnect_timeout,
+            server_started,
             resolved,
             env_settings: env.settings,
             limits: env.limits,
@@ -161,7 +206,7 @@ impl<'a> CaseRunner<'a> {
             .dialect
             .render_case(&prepared, &self.limits)
             .map_err(CaseError::Render)?;
-        let history = self.execute(&prepared, &rendered)?;
+        let history = self.execute_surviving(&prepared, &rendered)?;
         let input = CheckInput {
             case: prepared,
             history,
@@ -195,7 +240,130 @@ impl<'a> CaseRunner<'a> {
         })
     }
 
-    fn execute(&mut self, case: &TestCase, rendered: &RenderedCase) -> Result<History, CaseError> {
+    /// Runs the case; when the server went away meanwhile, waits for it,
+    /// connects again and records the loss in the history, so the oracles
+    /// judge what was seen and the next case runs on fresh connections. A
+    /// failure while the server stayed as it was is a tool error, as before.
+    fn execute_surviving(
+        &mut self,
+        case: &TestCase,
+        rendered: &RenderedCase,
+    ) -> Result<History, CaseError> {
+        match self.execute(case, rendered) {
+            Ok(mut history) => {
+                if let Some((at, message)) = first_lost_connection(&history) {
+                    history.server_lost = Some(self.recover(Some(at), message));
+                }
+                Ok(history)
+            }
+            Err(failure) => {
+                if self.server_unchanged() {
+                    return Err(failure.error);
+                }
+                let message = failure.error.to_string();
+                match failure.partial {
+                    Some(mut history) => {
+                        let at = first_lost_connection(&history).map(|(at, _)| at);
+                        history.server_lost = Some(self.recover(at, message));
+                        Ok(*history)
+                    }
+                    None => {
+                        let loss = self.recover(None, message);
+                        if loss.back_after_ms.is_none() {
+                            let mut history = empty_history(case, rendered);
+                            history.server_lost = Some(loss);
+                            return Ok(history);
+                        }
+                        // The case never started: run it now the server is
+                        // back, and let it carry the news of the loss.
+                        let mut history = self
+                            .execute(case, rendered)
+                            .map_err(|failure| failure.error)?;
+                        history.server_lost = Some(match first_lost_connection(&history) {
+                            Some((at, message)) => self.recover(Some(at), message),
+                            None => loss,
+                        });
+                        Ok(history)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether the server answers a new connection and has not restarted.
+    fn server_unchanged(&self) -> bool {
+        let driver = self.case_db.driver();
+        let before = self.server_started;
+        self.runtime.block_on(async {
+            let connected = tokio::time::timeout(CONNECT_ATTEMPT_TIMEOUT, driver.connect())
+                .await
+                .is_ok_and(|c| c.is_ok());
+            if !connected {
+                return false;
+            }
+            match (before, driver.server_started().await) {
+                (Some(a), Some(b)) => (a - b).abs() <= SAME_START_SLACK_SECS,
+                _ => true,
+            }
+        })
+    }
+
+    /// Waits up to the reconnect timeout for the server to accept connections,
+    /// tells whether it restarted, and opens the worker's connections again.
+    fn recover(&mut self, at: Option<StatementRef>, message: String) -> ServerLoss {
+        let started = Instant::now();
+        let timeout = self.reconnect_timeout;
+        let driver = self.case_db.driver();
+        tracing::warn!(target: "txlab::run", "lost the connection to the server ({message}); waiting up to {} for it", humantime::format_duration(timeout));
+        let back = self.runtime.block_on(async {
+            loop {
+                let attempt = tokio::time::timeout(CONNECT_ATTEMPT_TIMEOUT, driver.connect()).await;
+                if matches!(attempt, Ok(Ok(_))) {
+                    return Some(started.elapsed());
+                }
+                if started.elapsed() >= timeout {
+                    return None;
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        });
+        let mut loss = ServerLoss {
+            at,
+            message,
+            back_after_ms: None,
+            restarted: None,
+            waited_ms: started.elapsed().as_millis() as u64,
+        };
+        let Some(back) = back else {
+            return loss;
+        };
+        // Connected at the first attempt: the server never refused one.
+        loss.back_after_ms = Some(if back < Duration::from_millis(200) {
+            0
+        } else {
+            back.as_millis() as u64
+        });
+        let now_started = self.runtime.block_on(driver.server_started());
+        loss.restarted = match (self.server_started, now_started) {
+            (Some(a), Some(b)) => Some((a - b).abs() > SAME_START_SLACK_SECS),
+            _ => None,
+        };
+        if now_started.is_some() {
+            self.server_started = now_started;
+        }
+        if let Err(e) = self.runtime.block_on(self.case_db.reopen()) {
+            // The server is back but refuses the set-up: the next case
+            // fails with this error and counts as a tool error.
+            tracing::warn!(target: "txlab::run", "could not reopen the case database: {e}");
+        }
+        if let Some(scratch) = &mut self.scratch {
+            scratch.reopen();
+        }
+        tracing::info!(target: "txlab::run", "{loss}");
+        loss
+    }
+
+    fn execute(&mut self, case: &TestCase, rendered: &RenderedCase) -> Result<History, Failure> {
         let dialect = self.resolved.dialect.clone();
         let settings = self.env_settings;
         let read_final_state = self.needs.final_state;
@@ -217,7 +385,15 @@ impl<'a> CaseRunner<'a> {
             db.give_back(sessions, &setups);
             let mut history = history?;
             if read_final_state {
-                history.final_state = Some(db.read_state(rendered).await?);
+                match db.read_state(rendered).await {
+                    Ok(state) => history.final_state = Some(state),
+                    Err(e) => {
+                        return Err(Failure {
+                            error: e.into(),
+                            partial: Some(Box::new(history)),
+                        })
+                    }
+                }
             }
             Ok(history)
         })

@@ -12,6 +12,7 @@
 use super::case_runner::{CaseRunner, Evaluated};
 use crate::config::ReduceSettings;
 use crate::io::{write_reduction, FindingInput, FindingOrigin, ReductionOutcome, ReductionReport};
+use std::cell::Cell;
 use std::path::Path;
 use std::time::Instant;
 use txlab_plugin_api::ir::{Finding, TestCase};
@@ -39,7 +40,15 @@ pub fn reduce_finding(
 ) -> (ReductionReport, Option<Reduced>) {
     let started = Instant::now();
     let signature = finding.signature();
+    // Set when a trial lost the server without showing the finding: from
+    // then on no trial runs, and the reduction says so instead of calling
+    // the candidates non-reproducing.
+    let server_lost: Cell<Option<String>> = Cell::new(None);
     let mut judge = |case: &TestCase| -> Option<Evaluated> {
+        if let Some(loss) = server_lost.take() {
+            server_lost.set(Some(loss));
+            return None;
+        }
         match runner.evaluate(case, Some(oracle)) {
             Ok(e)
                 if e.finding_of(oracle)
@@ -47,7 +56,12 @@ pub fn reduce_finding(
             {
                 Some(e)
             }
-            Ok(_) => None,
+            Ok(e) => {
+                if let Some(loss) = &e.history.server_lost {
+                    server_lost.set(Some(loss.to_string()));
+                }
+                None
+            }
             Err(e) => {
                 tracing::debug!(target: "txlab::reduce", "a candidate failed with a tool error: {e}");
                 None
@@ -76,6 +90,10 @@ pub fn reduce_finding(
         judge(generated).is_some()
     });
     if !shown {
+        if let Some(loss) = server_lost.take() {
+            report.outcome = ReductionOutcome::ServerLost;
+            report.stopped = loss;
+        }
         report.elapsed_secs = started.elapsed().as_secs_f64();
         return (report, None);
     }
@@ -100,6 +118,13 @@ pub fn reduce_finding(
                 run: e,
             });
         }
+    }
+    if let Some(loss) = server_lost.take() {
+        report.outcome = ReductionOutcome::ServerLost;
+        report.trials += reduction.trials;
+        report.stopped = loss;
+        report.elapsed_secs = started.elapsed().as_secs_f64();
+        return (report, None);
     }
     report.outcome = if last.is_some() {
         ReductionOutcome::Reduced

@@ -155,6 +155,24 @@ impl Worker<'_> {
                 }
             }
         }
+        // A server that did not come back ends the run: the findings are on
+        // disk, and a reduction would only wait for it again.
+        let server_gone = run
+            .history
+            .server_lost
+            .as_ref()
+            .filter(|loss| loss.back_after_ms.is_none());
+        if let Some(loss) = server_gone {
+            shared.stop(format!(
+                "case {}: {loss}; the run stopped with its findings on disk",
+                request.index
+            ));
+            for (i, _, _) in &to_reduce {
+                result.findings[*i].reduction =
+                    Some("not reduced: the server did not come back".into());
+            }
+            to_reduce.clear();
+        }
         if let Some(settings) = self.reduce {
             for (i, origin, finding) in to_reduce {
                 if shared.interrupted() {

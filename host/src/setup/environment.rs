@@ -17,6 +17,8 @@ pub struct Environment {
     pub timeouts: Timeouts,
     pub settings: ExecutorSettings,
     pub limits: SessionLimits,
+    /// How long a worker waits for the server after a lost connection.
+    pub reconnect_timeout: Duration,
     /// For set-up and clean-up; each worker has a runtime of its own.
     pub runtime: Arc<tokio::runtime::Runtime>,
 }
@@ -104,6 +106,7 @@ impl Environment {
                     + Duration::from_secs(2),
             },
             limits: e.session_limits(),
+            reconnect_timeout: resolved.pipeline.pipeline.run.reconnect_timeout.0,
             runtime,
         })
     }

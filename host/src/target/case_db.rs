@@ -18,6 +18,7 @@ pub struct CaseDb {
     driver: Box<dyn Driver>,
     pub monitor: Box<dyn Monitor>,
     admin: Box<dyn Session>,
+    admin_setup: SessionSetup,
     pool: Vec<Pooled>,
     schema: Option<Schema>,
 }
@@ -36,9 +37,27 @@ impl CaseDb {
             driver,
             monitor,
             admin,
+            admin_setup: admin_setup.clone(),
             pool: Vec::new(),
             schema: None,
         })
+    }
+
+    pub fn driver(&self) -> &dyn Driver {
+        self.driver.as_ref()
+    }
+
+    /// Connects again after the server went away: a new monitor and loading
+    /// session, no kept sessions, and tables installed afresh for the next case.
+    pub async fn reopen(&mut self) -> Result<(), TargetError> {
+        let monitor = self.driver.monitor().await?;
+        let mut admin = self.driver.connect().await?;
+        apply_setup(admin.as_mut(), &self.admin_setup).await?;
+        self.monitor = monitor;
+        self.admin = admin;
+        self.pool.clear();
+        self.schema = None;
+        Ok(())
     }
 
     pub async fn prepare(

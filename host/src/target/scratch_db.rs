@@ -69,6 +69,16 @@ impl ScratchDb {
         })
     }
 
+    /// Forgets every connection after the server went away; the next
+    /// request connects again and installs its tables afresh.
+    pub fn reopen(&mut self) {
+        self.admin = None;
+        self.sessions.clear();
+        self.idle.clear();
+        self.schema = None;
+        self.rendered = None;
+    }
+
     /// Closes what an oracle left open, so the next check starts clean.
     pub fn end_check(&mut self) {
         let ids: Vec<u32> = self.sessions.keys().copied().collect();

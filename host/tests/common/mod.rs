@@ -63,3 +63,4 @@ pub fn plugin_listing(o: &std::process::Output) -> String {
     );
     out
 }
+pub mod private_postgres;

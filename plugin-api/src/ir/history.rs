@@ -266,6 +266,79 @@ pub struct History {
     /// a block it could not confirm). Oracles answer undecided when this is not empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unobserved: Vec<String>,
+    /// The connection to the server broke during the case, and what the host
+    /// found when it connected again. Absent when nothing broke (and from
+    /// histories of hosts older than IR 1.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_lost: Option<ServerLoss>,
+}
+
+/// A broken connection to the server, and what the host found after it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ServerLoss {
+    /// The first statement that lost its connection; `None` when the loss
+    /// showed outside the case's statements (setting up, reading the final
+    /// state, or a server that restarted between cases).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<StatementRef>,
+    /// The first error the host saw.
+    pub message: String,
+    /// Milliseconds from the loss until the server accepted a new connection;
+    /// `None` when it did not within the reconnect timeout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub back_after_ms: Option<u64>,
+    /// Whether the server had restarted in between (its start time changed);
+    /// `None` where the host cannot tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restarted: Option<bool>,
+    /// How long the host waited for the server.
+    pub waited_ms: u64,
+}
+
+impl ServerLoss {
+    /// Whether the server itself went away (it restarted, refused connections
+    /// for a while, or never came back), rather than one connection breaking.
+    pub fn server_went_down(&self) -> bool {
+        self.restarted == Some(true) || self.back_after_ms != Some(0)
+    }
+}
+
+impl fmt::Display for ServerLoss {
+    /// "the connection broke during T2.3 (…); the server restarted and accepted
+    /// connections again after 4.2 s".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the connection to the server broke")?;
+        if let Some(at) = self.at {
+            write!(f, " during {at}")?;
+        }
+        write!(f, " ({})", self.message)?;
+        let secs = |ms: u64| format!("{:.1} s", ms as f64 / 1000.0);
+        match (self.back_after_ms, self.restarted) {
+            (None, _) => write!(
+                f,
+                "; the server did not accept connections within {}",
+                secs(self.waited_ms)
+            ),
+            (Some(ms), Some(true)) => write!(
+                f,
+                "; the server restarted and accepted connections again after {}",
+                secs(ms)
+            ),
+            (Some(0), Some(false)) => {
+                f.write_str("; the server accepted a new connection at once and had not restarted")
+            }
+            (Some(ms), Some(false)) => write!(
+                f,
+                "; the server accepted connections again after {} and had not restarted",
+                secs(ms)
+            ),
+            (Some(ms), None) => write!(
+                f,
+                "; the server accepted connections again after {} (whether it restarted is unknown)",
+                secs(ms)
+            ),
+        }
+    }
 }
 
 /// A history that does not fit its case: a host bug, not something an oracle
@@ -360,6 +433,9 @@ impl History {
                     ));
                 }
             }
+        }
+        if let Some(loss) = &self.server_lost {
+            missing.push(loss.to_string());
         }
         if self.final_state.is_none() {
             missing.push("the final state of the database was not read".into());
@@ -506,6 +582,7 @@ mod tests {
             completion_order: vec![at(0, 0), at(0, 1)],
             final_state: Some(DbState::default()),
             unobserved: vec![],
+            server_lost: None,
         };
         assert!(observed.unobserved_reasons(&case).is_empty());
 

@@ -1,0 +1,197 @@
+//! A PostgreSQL server of a test's own: its own data directory and port, so a
+//! test may crash, stop and restart it without touching the shared server.
+//! Built from Debian's PostgreSQL binaries; as root, the server runs as the
+//! `postgres` user (initdb refuses root).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+pub struct PrivatePostgres {
+    bin: PathBuf,
+    dir: tempfile::TempDir,
+    pub port: u16,
+    as_postgres: bool,
+}
+
+/// The newest installed PostgreSQL's binaries, if any.
+fn bin_dir() -> Option<PathBuf> {
+    let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|e| Some(e.ok()?.path().join("bin")))
+        .filter(|p| p.join("initdb").exists() && p.join("pg_ctl").exists())
+        .collect();
+    versions.sort_by_key(|p| {
+        p.parent()
+            .and_then(|v| v.file_name()?.to_str()?.parse::<u32>().ok())
+            .unwrap_or(0)
+    });
+    versions.pop()
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+impl PrivatePostgres {
+    /// Initialises and starts a server, or says why it cannot (no binaries).
+    pub fn start() -> Result<PrivatePostgres, String> {
+        let bin = bin_dir().ok_or("no PostgreSQL binaries under /usr/lib/postgresql")?;
+        let dir = tempfile::Builder::new()
+            .prefix("txlab-private-pg-")
+            .tempdir()
+            .map_err(|e| e.to_string())?;
+        let as_postgres = nix_is_root();
+        let server = PrivatePostgres {
+            bin,
+            dir,
+            port: free_port(),
+            as_postgres,
+        };
+        if as_postgres {
+            let status = Command::new("chown")
+                .args(["-R", "postgres:postgres"])
+                .arg(server.dir.path())
+                .status()
+                .map_err(|e| e.to_string())?;
+            if !status.success() {
+                return Err("cannot hand the data directory to the postgres user".into());
+            }
+        }
+        let init = server.tool(
+            "initdb",
+            &[
+                "-D",
+                &server.data().display().to_string(),
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "--no-sync",
+            ],
+        );
+        if !init.status.success() {
+            return Err(format!(
+                "initdb failed: {}",
+                String::from_utf8_lossy(&init.stderr)
+            ));
+        }
+        server.start_again()?;
+        Ok(server)
+    }
+
+    fn data(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    fn tool(&self, name: &str, args: &[&str]) -> Output {
+        let program = self.bin.join(name);
+        let mut command = if self.as_postgres {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(program);
+            c
+        } else {
+            Command::new(program)
+        };
+        command.args(args).output().expect("run a PostgreSQL tool")
+    }
+
+    pub fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// Starts the server (again) and waits until it accepts connections.
+    pub fn start_again(&self) -> Result<(), String> {
+        let options = format!(
+            "-p {} -c listen_addresses=127.0.0.1 -c unix_socket_directories={} -c fsync=off",
+            self.port,
+            self.dir.path().display()
+        );
+        let log = self.dir.path().join("server.log").display().to_string();
+        let out = self.tool(
+            "pg_ctl",
+            &[
+                "-D",
+                &self.data().display().to_string(),
+                "-o",
+                &options,
+                "-l",
+                &log,
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ],
+        );
+        if !out.status.success() {
+            return Err(format!(
+                "pg_ctl start failed: {}{}",
+                String::from_utf8_lossy(&out.stderr),
+                std::fs::read_to_string(&log).unwrap_or_default()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Stops the server the way a crash does: every process quits at once,
+    /// without a shutdown checkpoint; the next start runs crash recovery.
+    pub fn crash(&self) {
+        let out = self.tool(
+            "pg_ctl",
+            &[
+                "-D",
+                &self.data().display().to_string(),
+                "-m",
+                "immediate",
+                "stop",
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "pg_ctl stop: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// Waits until nothing listens on the port any more.
+    pub fn wait_until_down(&self, limit: Duration) {
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+            assert!(started.elapsed() < limit, "the server did not go down");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for PrivatePostgres {
+    fn drop(&mut self) {
+        let _ = self.tool(
+            "pg_ctl",
+            &[
+                "-D",
+                &self.data().display().to_string(),
+                "-m",
+                "immediate",
+                "stop",
+            ],
+        );
+    }
+}
+
+fn nix_is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
