@@ -41,8 +41,7 @@ pub fn removable_statements(case: &TestCase) -> Vec<StatementRef> {
         }
         let last = txn.statements.len().saturating_sub(1);
         for (s, statement) in txn.statements.iter().enumerate() {
-            let framing = (s == 0 && matches!(statement, Statement::Begin))
-                || (s == last && statement.is_end());
+            let framing = (s == 0 && statement.is_begin()) || (s == last && statement.is_end());
             if !framing {
                 out.push(StatementRef::new(t, s));
             }

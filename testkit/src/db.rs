@@ -192,7 +192,8 @@ impl MemoryDb {
             .get_mut(&id)
             .ok_or_else(|| unknown_session(id))?;
         let outcome = match statement {
-            Statement::Begin => match session.transaction {
+            // The interpreter's snapshot is taken at BEGIN in either form.
+            Statement::Begin | Statement::BeginSnapshot => match session.transaction {
                 Some(_) => Outcome::Error(DbError {
                     class: ErrorClass::Other,
                     scope: ErrorScope::Statement,

@@ -103,8 +103,10 @@ pub fn assert_unknown_bare_columns_refused(
 }
 
 /// Checks that BEGIN and the session set-up refuse every level the dialect's info
-/// does not offer, naming the level, and returns what they give at the offered
-/// levels, in the order of [`IsolationLevel::ALL`].
+/// does not offer, naming the level, and that a BEGIN taking the snapshot at
+/// once renders exactly at the levels the features list; returns what BEGIN
+/// and the set-up give at the offered levels, in the order of
+/// [`IsolationLevel::ALL`].
 pub fn offered_levels(
     dialect: &dyn Dialect,
     schema: &Schema,
@@ -112,6 +114,13 @@ pub fn offered_levels(
     let info = dialect.info();
     let mut offered = Vec::new();
     for level in IsolationLevel::ALL {
+        let begin = render_at(dialect, schema, level, &Statement::BeginSnapshot);
+        assert_eq!(
+            begin.is_ok(),
+            info.features.snapshot_begin_levels.contains(&level),
+            "{} {level}: BEGIN WITH CONSISTENT SNAPSHOT gave {begin:?}",
+            info.name
+        );
         let begin = render_at(dialect, schema, level, &Statement::Begin);
         let setup = session_setup(dialect, level, LIMITS);
         if info.supports(level) {

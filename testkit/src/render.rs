@@ -6,6 +6,7 @@ use txlab_plugin_api::prelude::*;
 pub fn render_statement(statement: &Statement) -> String {
     match statement {
         Statement::Begin => "BEGIN".into(),
+        Statement::BeginSnapshot => "START TRANSACTION WITH CONSISTENT SNAPSHOT".into(),
         Statement::Commit => "COMMIT".into(),
         Statement::Rollback => "ROLLBACK".into(),
         Statement::Select(s) => {

@@ -457,6 +457,16 @@ pub fn engine(flavor: Flavor) -> EngineSemantics {
     }
 }
 
+/// Where START TRANSACTION WITH CONSISTENT SNAPSHOT takes the snapshot at
+/// once: InnoDB's REPEATABLE READ (`begin_snapshot` in syntax.rs). TiDB's
+/// snapshot is at BEGIN in any form.
+pub fn snapshot_begin_levels(flavor: Flavor) -> Vec<IsolationLevel> {
+    match flavor {
+        Flavor::Mysql | Flavor::Mariadb => vec![IsolationLevel::RepeatableRead],
+        Flavor::Tidb => Vec::new(),
+    }
+}
+
 /// The statements and column types `flavor` supports.
 pub fn features(flavor: Flavor) -> Features {
     Features {
@@ -470,6 +480,7 @@ pub fn features(flavor: Flavor) -> Features {
         replace: true,
         // https://dev.mysql.com/doc/refman/8.0/en/insert.html (IGNORE)
         insert_ignore: true,
+        snapshot_begin_levels: snapshot_begin_levels(flavor),
         // DECIMAL is exact up to 65 digits
         // (https://dev.mysql.com/doc/refman/8.0/en/fixed-point-types.html). TEXT
         // columns cannot be keyed or indexed without a prefix; such keys are

@@ -74,6 +74,22 @@ impl SqlSyntax for Target {
         })
     }
 
+    /// MySQL and MariaDB at REPEATABLE READ: the snapshot at once
+    /// (https://dev.mysql.com/doc/refman/8.0/en/commit.html: "WITH CONSISTENT
+    /// SNAPSHOT … provides a consistent snapshot only if the current isolation
+    /// level is one that permits a consistent read", and is ignored with a
+    /// warning at the others). TiDB takes its snapshot at BEGIN anyway.
+    fn begin_snapshot(&self, isolation: IsolationLevel) -> Result<String, PluginError> {
+        check_level(self, isolation)?;
+        if !crate::semantics::snapshot_begin_levels(self.flavor).contains(&isolation) {
+            return Err(PluginError::invalid_input(format!(
+                "{} takes no snapshot at BEGIN at {isolation}: START TRANSACTION WITH CONSISTENT SNAPSHOT is for REPEATABLE READ",
+                self.flavor
+            )));
+        }
+        Ok("START TRANSACTION WITH CONSISTENT SNAPSHOT".to_string())
+    }
+
     fn row_lock(&self, lock: RowLock) -> Result<&'static str, PluginError> {
         Ok(match (lock, self.flavor) {
             (RowLock::None, _) => "",

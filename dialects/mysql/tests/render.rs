@@ -530,6 +530,19 @@ fn begin_per_flavor() {
     assert_eq!(begin(&mariadb(true)), "START TRANSACTION");
     assert_eq!(begin(&tidb(TxnMode::Pessimistic)), "BEGIN PESSIMISTIC");
     assert_eq!(begin(&tidb(TxnMode::Optimistic)), "BEGIN OPTIMISTIC");
+    let rr = IsolationLevel::RepeatableRead;
+    assert_eq!(
+        render_at(&mariadb(true), &schema, rr, &Statement::BeginSnapshot).unwrap(),
+        "START TRANSACTION WITH CONSISTENT SNAPSHOT"
+    );
+    let e = render_at(
+        &mariadb(true),
+        &schema,
+        IsolationLevel::ReadCommitted,
+        &Statement::BeginSnapshot,
+    )
+    .unwrap_err();
+    assert!(e.message.contains("REPEATABLE READ"), "{e}");
 }
 
 #[test]

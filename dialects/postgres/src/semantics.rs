@@ -420,6 +420,7 @@ pub fn features(flavor: Flavor) -> Features {
         // constraint: NOT NULL violations, bad values and overflows still fail the
         // statement, and nothing is silently converted.
         insert_ignore: true,
+        snapshot_begin_levels: Vec::new(),
         // NUMERIC is exact to 1000 digits, well past what a double holds.
         column_types: sql::COLUMN_TYPES.to_vec(),
     }

@@ -120,6 +120,7 @@ pub fn features() -> Features {
         replace: true,
         // lang_conflict.html: IGNORE skips the row that violates a constraint.
         insert_ignore: true,
+        snapshot_begin_levels: Vec::new(),
         // SQLite keeps NUMERIC values as INTEGER or REAL
         // (https://www.sqlite.org/datatype3.html), so precision beyond 15
         // significant digits is lost; 10 digits stay exact. It does not enforce

@@ -562,7 +562,7 @@ impl Run<'_, '_> {
                 }
             }
             _ => match stmt {
-                Statement::Begin => t.open = true,
+                Statement::Begin | Statement::BeginSnapshot => t.open = true,
                 Statement::Commit => end = Some(TxnEnd::Committed),
                 Statement::Rollback => end = Some(TxnEnd::RolledBack),
                 _ if txn.kind == TxnKind::Autocommit => end = Some(TxnEnd::Committed),

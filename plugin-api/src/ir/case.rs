@@ -1,6 +1,6 @@
 //! A test case: initial database, transactions, and the order statements are submitted in.
 
-use super::{Schema, Statement, Value};
+use super::{LevelSemantics, Schema, SnapshotPoint, Statement, Value};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -82,6 +82,19 @@ pub struct Transaction {
 }
 
 impl Transaction {
+    /// When the transaction takes its consistent-read snapshot at `level`:
+    /// the level's point, or BEGIN where it begins with
+    /// [`Statement::BeginSnapshot`] and the level reads from a snapshot at all.
+    pub fn snapshot_point(&self, level: &LevelSemantics) -> SnapshotPoint {
+        let at_begin = self.statements.first() == Some(&Statement::BeginSnapshot);
+        match level.snapshot {
+            SnapshotPoint::FirstStatement | SnapshotPoint::FirstRead if at_begin => {
+                SnapshotPoint::Begin
+            }
+            point => point,
+        }
+    }
+
     /// Whether the transaction is written to end in COMMIT (it may still abort).
     pub fn intends_commit(&self) -> bool {
         match self.kind {

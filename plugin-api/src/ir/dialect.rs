@@ -59,6 +59,11 @@ pub struct Features {
     pub replace: bool,
     /// INSERT that skips colliding rows.
     pub insert_ignore: bool,
+    /// The levels at which a BEGIN takes the snapshot at once
+    /// ([`Statement::BeginSnapshot`](super::Statement::BeginSnapshot)).
+    /// Absent from older dialects' JSON: none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub snapshot_begin_levels: Vec<IsolationLevel>,
     /// Column types the dialect can create.
     pub column_types: Vec<ColumnType>,
 }

@@ -9,6 +9,11 @@ use serde::{Deserialize, Serialize};
 pub enum Statement {
     /// Starts an explicit transaction at the transaction's isolation level.
     Begin,
+    /// Starts an explicit transaction and takes its consistent-read snapshot
+    /// at once, where the level reads from a snapshot (MySQL-family `START
+    /// TRANSACTION WITH CONSISTENT SNAPSHOT`); only at the levels the
+    /// dialect's features list (`Features::snapshot_begin_levels`). IR 1.1.
+    BeginSnapshot,
     Commit,
     Rollback,
     Select(Select),
@@ -24,10 +29,12 @@ impl Statement {
     }
 
     pub fn is_control(&self) -> bool {
-        matches!(
-            self,
-            Statement::Begin | Statement::Commit | Statement::Rollback
-        )
+        self.is_begin() || self.is_end()
+    }
+
+    /// BEGIN in either form: the statement that starts a transaction.
+    pub fn is_begin(&self) -> bool {
+        matches!(self, Statement::Begin | Statement::BeginSnapshot)
     }
 
     /// INSERT, UPDATE or DELETE (REPLACE included): statements that change rows.
@@ -58,6 +65,7 @@ impl Statement {
     pub fn kind_name(&self) -> &'static str {
         match self {
             Statement::Begin => "BEGIN",
+            Statement::BeginSnapshot => "BEGIN WITH CONSISTENT SNAPSHOT",
             Statement::Commit => "COMMIT",
             Statement::Rollback => "ROLLBACK",
             Statement::Select(s) => match s.lock {

@@ -181,7 +181,17 @@ pub fn instantiate(
     let kinds = (config.filler_statements[1] > 0)
         .then(|| WeightedIndex::new(config.filler_weights.as_array()).expect("validated"));
 
-    let mut statements: Vec<Vec<Statement>> = vec![vec![Statement::Begin]; n];
+    let mut statements: Vec<Vec<Statement>> = (0..n)
+        .map(|t| {
+            let at_once = config.consistent_snapshot_start
+                && features.snapshot_begin_levels.contains(&levels[t]);
+            vec![if at_once {
+                Statement::BeginSnapshot
+            } else {
+                Statement::Begin
+            }]
+        })
+        .collect();
     let mut order: Vec<StatementRef> = (0..n).map(|t| StatementRef::new(t, 0)).collect();
     let mut sites = Vec::with_capacity(pattern.ops.len());
     let mut fillers = Vec::new();

@@ -313,3 +313,39 @@ fn the_exported_entry_builds_a_working_generator() {
         .unwrap();
     assert!(e.message.starts_with("tables:"), "{e}");
 }
+
+#[test]
+fn consistent_snapshot_start_begins_so_where_the_dialect_has_it() {
+    for (name, dialect) in dialects() {
+        let info = dialect.info();
+        let ctx = context_for(&info);
+        let config = Config {
+            consistent_snapshot_start: true,
+            mixed_isolation: true,
+            ..varied(&["all"])
+        };
+        let g = generator(config, ctx.clone());
+        let mut at_once = 0;
+        for index in 0..200 {
+            let inst = g.instance(CaseRequest::new(4, index));
+            check_realises(&inst, &info.features, &ctx.levels).unwrap();
+            for t in &inst.case.transactions {
+                let expected = if info.features.snapshot_begin_levels.contains(&t.isolation) {
+                    at_once += 1;
+                    Statement::BeginSnapshot
+                } else {
+                    Statement::Begin
+                };
+                assert_eq!(t.statements[0], expected, "{name} {}", t.isolation);
+            }
+            dialect
+                .render_case(&inst.case, &txlab_testkit::dialect::LIMITS)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        assert_eq!(
+            at_once > 0,
+            !info.features.snapshot_begin_levels.is_empty(),
+            "{name}"
+        );
+    }
+}

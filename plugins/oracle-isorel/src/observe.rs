@@ -51,12 +51,12 @@ fn snapshot_taken(
     dialect: &DialectInfo,
 ) -> Option<h::Interval> {
     let txn = &case.transactions[t];
-    let point = dialect.level(txn.isolation)?.snapshot;
+    let point = txn.snapshot_point(dialect.level(txn.isolation)?);
     let record = |s: usize| history.record(StatementRef::new(t, s));
     let is_plain_read =
         |s: &Statement| matches!(s, Statement::Select(sel) if sel.lock == RowLock::None);
     let first = txn.statements.iter().position(|s| match point {
-        SnapshotPoint::Begin => matches!(s, Statement::Begin),
+        SnapshotPoint::Begin => s.is_begin(),
         SnapshotPoint::FirstStatement => !s.is_control(),
         SnapshotPoint::FirstRead => is_plain_read(s),
         _ => false,

@@ -14,6 +14,7 @@ pub fn render_statement<S: SqlSyntax + ?Sized>(
     let writer_for = |table: &str| ExprWriter::new(syntax, Scope::of(ctx.schema, table));
     match stmt {
         Statement::Begin => syntax.begin(ctx.isolation),
+        Statement::BeginSnapshot => syntax.begin_snapshot(ctx.isolation),
         Statement::Commit => Ok("COMMIT".to_string()),
         Statement::Rollback => Ok("ROLLBACK".to_string()),
         Statement::Select(s) => select(s, &writer_for(&s.table)),

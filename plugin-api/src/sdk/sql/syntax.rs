@@ -65,6 +65,15 @@ pub trait SqlSyntax {
     /// the DBMS does not offer that level.
     fn begin(&self, isolation: IsolationLevel) -> Result<String, PluginError>;
 
+    /// The statement that starts a transaction at `isolation` and takes its
+    /// snapshot at once; by default an error: the DBMS has no such statement.
+    fn begin_snapshot(&self, isolation: IsolationLevel) -> Result<String, PluginError> {
+        let _ = isolation;
+        Err(PluginError::invalid_input(
+            "this dialect has no BEGIN that takes the snapshot at once (features.snapshot_begin_levels)",
+        ))
+    }
+
     /// The locking clause that ends a SELECT, with its leading space; empty for
     /// [`RowLock::None`]. An error when the DBMS has no such lock.
     fn row_lock(&self, lock: RowLock) -> Result<&'static str, PluginError>;

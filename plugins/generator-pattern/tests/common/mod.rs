@@ -191,7 +191,8 @@ pub fn check_realises(
         if !levels.contains(&txn.isolation) {
             return Err(format!("T{} at {}", t + 1, txn.isolation));
         }
-        if txn.kind != TxnKind::Explicit || txn.statements.first() != Some(&Statement::Begin) {
+        if txn.kind != TxnKind::Explicit || !txn.statements.first().is_some_and(Statement::is_begin)
+        {
             return Err(format!("T{} does not begin with BEGIN", t + 1));
         }
         let ops: Vec<OpKind> = pattern

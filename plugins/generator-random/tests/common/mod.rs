@@ -25,6 +25,7 @@ pub fn sqlite_features() -> Features {
         select_for_share: false,
         replace: true,
         insert_ignore: true,
+        snapshot_begin_levels: Vec::new(),
         column_types: ALL_TYPES.to_vec(),
     }
 }
@@ -36,6 +37,7 @@ pub fn locking_features() -> Features {
         select_for_share: true,
         replace: false,
         insert_ignore: false,
+        snapshot_begin_levels: Vec::new(),
         column_types: ALL_TYPES.to_vec(),
     }
 }
@@ -46,6 +48,7 @@ pub fn everything_features() -> Features {
         select_for_share: true,
         replace: true,
         insert_ignore: true,
+        snapshot_begin_levels: Vec::new(),
         column_types: ALL_TYPES.to_vec(),
     }
 }

@@ -84,6 +84,12 @@ impl Walk<'_> {
             .expect("the scope check saw every level described")
     }
 
+    /// When transaction `t` takes its snapshot: its level's point, or BEGIN
+    /// when it began with [`Statement::BeginSnapshot`].
+    fn snapshot(&self, t: usize) -> SnapshotPoint {
+        self.case.transactions[t].snapshot_point(self.semantics(t))
+    }
+
     pub fn run(&self, db: &mut dyn HostDb) -> Result<WalkOutcome, PluginError> {
         let mut scratch = Scratch::new(db, &self.case.schema, self.table, self.rid);
         let mut differences = Vec::new();
@@ -123,8 +129,8 @@ impl Walk<'_> {
                 )));
             }
             match statement {
-                Statement::Begin => {
-                    if self.semantics(t).snapshot == SnapshotPoint::Begin {
+                Statement::Begin | Statement::BeginSnapshot => {
+                    if self.snapshot(t) == SnapshotPoint::Begin {
                         let commits = model.commits;
                         model.take_snapshot(t, commits);
                     }

@@ -94,7 +94,7 @@ impl Walk<'_> {
             snapshot_taken_earlier: model.txns[t].snapshot.is_some(),
         };
         let commits_when_sent = trace.states[sent_at].commits;
-        match semantics.snapshot {
+        match self.snapshot(t) {
             SnapshotPoint::FirstStatement => model.take_snapshot(t, commits_when_sent),
             SnapshotPoint::FirstRead if step.is_plain_select() => {
                 model.take_snapshot(t, commits_when_sent)
@@ -126,7 +126,7 @@ impl Walk<'_> {
         if step.is_plain_select()
             && step.snapshot_taken_earlier
             && views.choice == Choice::Snapshot
-            && semantics.snapshot == SnapshotPoint::FirstRead
+            && self.snapshot(t) == SnapshotPoint::FirstRead
             && self.dialect.engine.first_read_snapshot_needs_table_access
         {
             self.later_snapshot_excuse(scratch, model, trace, &step, views.primary, &runs.run)?;
