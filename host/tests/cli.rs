@@ -17,6 +17,7 @@ const SHIPPING: &[&str] = &[
     "txlab-oracle-troc",
     "txlab-oracle-isorel",
     "txlab-oracle-errors",
+    "txlab-oracle-txcheck",
 ];
 
 struct Env {

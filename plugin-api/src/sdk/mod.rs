@@ -16,6 +16,7 @@
 #[doc(hidden)]
 pub mod export;
 mod guard;
+pub mod instrument;
 mod log;
 pub mod sql;
 #[cfg(any(test, feature = "testing"))]

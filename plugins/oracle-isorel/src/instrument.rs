@@ -19,35 +19,15 @@
 
 use crate::txn_ids::TxnIds;
 use txlab_plugin_api::prelude::*;
+use txlab_plugin_api::sdk::instrument::{
+    free_column_name as free_name, named_like, replaced_rows, splice, Around,
+};
 
 /// The names of a table's two columns after `prepare`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AuxColumns {
     pub row_id: String,
     pub writers: String,
-}
-
-/// `base`, or `base_1`, `base_2`, … when the table already has a column of that name.
-fn free_name(table: &Table, base: &str) -> String {
-    let taken = |name: &str| {
-        table
-            .columns
-            .iter()
-            .any(|c| c.name.eq_ignore_ascii_case(name))
-    };
-    std::iter::once(base.to_string())
-        .chain((1..).map(|k| format!("{base}_{k}")))
-        .find(|n| !taken(n))
-        .expect("some suffix is free")
-}
-
-/// Whether `name` is `base` or `base_<k>`, as [`free_name`] makes names.
-fn named_like(name: &str, base: &str) -> bool {
-    name == base
-        || name
-            .strip_prefix(base)
-            .and_then(|rest| rest.strip_prefix('_'))
-            .is_some_and(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// The two columns of a table of a prepared case, found by name (another
@@ -101,39 +81,6 @@ fn removal_read(
     })
 }
 
-/// The rows a REPLACE of `insert` may remove: those equal to a new row on
-/// the primary key or on a UNIQUE key (an OR over rows and keys). `None` when
-/// the table has no key the INSERT sets, so nothing can collide.
-fn replaced_rows(table: &Table, insert: &Insert) -> Option<Expr> {
-    let keys = std::iter::once(&table.primary_key)
-        .chain(&table.unique)
-        .filter(|k| !k.is_empty());
-    let mut alternatives = Vec::new();
-    for key in keys {
-        let positions: Option<Vec<usize>> = key
-            .iter()
-            .map(|c| insert.columns.iter().position(|ic| ic == c))
-            .collect();
-        let Some(positions) = positions else {
-            continue; // a key column left to its default: NULL never collides
-        };
-        for row in &insert.rows {
-            let mut conjunction: Option<Expr> = None;
-            for (column, &at) in key.iter().zip(&positions) {
-                let eq = Expr::eq(Expr::column(column), row[at].clone());
-                conjunction = Some(match conjunction {
-                    None => eq,
-                    Some(c) => Expr::and(c, eq),
-                });
-            }
-            alternatives.extend(conjunction);
-        }
-    }
-    alternatives
-        .into_iter()
-        .reduce(|a, b| Expr::binary(BinaryOp::Or, a, b))
-}
-
 /// Adds the two columns to every table, numbers every row, and instruments
 /// every statement.
 pub fn instrument(
@@ -185,10 +132,10 @@ pub fn instrument(
     }
     let ids = TxnIds::of(&case);
     // Statements `prepare` puts before each original one, by its position.
-    let mut added: Vec<Vec<Vec<Statement>>> = Vec::new();
+    let mut added: Vec<Vec<Around>> = Vec::new();
     for (t, txn) in case.transactions.iter_mut().enumerate() {
         let autocommit = txn.kind == TxnKind::Autocommit;
-        let mut before_each = Vec::new();
+        let mut around_each = Vec::new();
         for (s, statement) in txn.statements.iter_mut().enumerate() {
             let writer = ids.id(StatementRef::new(t, s)).to_string();
             let mut before = Vec::new();
@@ -254,37 +201,13 @@ pub fn instrument(
                 }
                 _ => {}
             }
-            before_each.push(before);
+            around_each.push(Around {
+                before,
+                after: Vec::new(),
+            });
         }
-        added.push(before_each);
+        added.push(around_each);
     }
-    // Splice the added reads in, each right before its statement, in the
-    // transaction and in the submitted order.
-    let mut new_position: Vec<Vec<usize>> = Vec::new();
-    for (t, txn) in case.transactions.iter_mut().enumerate() {
-        let mut statements = Vec::new();
-        let mut positions = Vec::new();
-        for (s, statement) in std::mem::take(&mut txn.statements).into_iter().enumerate() {
-            statements.append(&mut added[t][s]);
-            positions.push(statements.len());
-            statements.push(statement);
-        }
-        txn.statements = statements;
-        new_position.push(positions);
-    }
-    let mut order = Vec::new();
-    for at in &case.submitted_order {
-        let (t, s) = (at.txn(), at.stmt());
-        let to = new_position[t][s];
-        let from = if s == 0 {
-            0
-        } else {
-            new_position[t][s - 1] + 1
-        };
-        for k in from..=to {
-            order.push(StatementRef::new(t, k));
-        }
-    }
-    case.submitted_order = order;
+    splice(&mut case, added);
     Ok(case)
 }

@@ -1,0 +1,78 @@
+//! The oracle's configuration table.
+
+use serde::{Deserialize, Serialize};
+use txlab_plugin_api::prelude::*;
+
+/// Every option at its default, as shown by `txlab plugins show txcheck`.
+pub const DEFAULT_CONFIG: &str = r#"# The two columns `prepare` adds to every table (TxCheck, OSDI 2023, §3.2):
+# the item key, a number per row that never changes (TxCheck's PrimaryKey),
+# and the version key, set by every write to a number no other write uses
+# (its VersionKey; 0 for the initial rows). When a table already has a column
+# of that name, `_1`, `_2`, ... is appended.
+item_column = "txc_item"
+version_column = "txc_version"
+"#;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TxcheckConfig {
+    pub item_column: String,
+    pub version_column: String,
+}
+
+impl Default for TxcheckConfig {
+    fn default() -> Self {
+        TxcheckConfig {
+            item_column: "txc_item".into(),
+            version_column: "txc_version".into(),
+        }
+    }
+}
+
+impl TxcheckConfig {
+    pub fn validate(&self) -> Result<(), PluginError> {
+        let plain = |name: &str| {
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        };
+        for (key, name) in [
+            ("item_column", &self.item_column),
+            ("version_column", &self.version_column),
+        ] {
+            if !plain(name) {
+                return Err(PluginError::config(format!(
+                    "`{key}` must be a plain identifier (letters, digits, `_`), not `{name}`"
+                )));
+            }
+        }
+        if self.item_column.eq_ignore_ascii_case(&self.version_column) {
+            return Err(PluginError::config(
+                "`item_column` and `version_column` must differ",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_config_lists_every_key_at_its_default() {
+        txlab_plugin_api::sdk::testing::check_default_config::<crate::TxcheckOracle, _>().unwrap();
+    }
+
+    #[test]
+    fn column_names_are_checked() {
+        let bad = TxcheckConfig {
+            item_column: "a b".into(),
+            ..TxcheckConfig::default()
+        };
+        assert!(bad.validate().unwrap_err().message.contains("item_column"));
+        let same = TxcheckConfig {
+            version_column: "TXC_ITEM".into(),
+            ..TxcheckConfig::default()
+        };
+        assert!(same.validate().unwrap_err().message.contains("must differ"));
+    }
+}

@@ -1,0 +1,534 @@
+//! From a run to a verdict: the checks TxCheck needs before it may sort
+//! (the run was fully observed, every unit ran as one block, no read saw a
+//! version no committed write installed, every write overwrote what its
+//! before-write read saw), then the graph, the order, the run without
+//! transactions and the comparison.
+
+use crate::config::TxcheckConfig;
+use crate::graph::{self, Installer, Observed, Sdg, Version};
+use crate::instrument::key_columns;
+use crate::replay::{compare_states, replay, same_outcome, TableDiff};
+use crate::units::{first_split, units, Role, Unit};
+use petgraph::algo::tarjan_scc;
+use petgraph::Direction;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::json;
+use std::collections::{BTreeMap, BTreeSet};
+use txlab_plugin_api::prelude::*;
+
+pub const MODEL: &str =
+    "TxCheck's statement dependency graph (Jiang et al., OSDI 2023, Theorem 1): \
+    the statements of the committed transactions, sorted by their dependencies and run one after \
+    another without transactions, give every statement the same result and leave the same database";
+
+fn undecided(reason: impl Into<String>) -> Verdict {
+    Verdict::Undecided {
+        reason: reason.into(),
+    }
+}
+
+fn label(case: &TestCase, at: StatementRef) -> String {
+    format!(
+        "{at} ({})",
+        case.statement(at).map_or("?", Statement::kind_name)
+    )
+}
+
+/// The verdict on one run.
+pub fn judge(
+    case: &TestCase,
+    history: &History,
+    dialect: &DialectInfo,
+    config: &TxcheckConfig,
+    db: &mut dyn HostDb,
+) -> Result<Verdict, PluginError> {
+    if let Some(reason) = history.unobserved_reasons(case).into_iter().next() {
+        return Ok(undecided(reason));
+    }
+    for (t, txn) in case.transactions.iter().enumerate() {
+        let dirty = dialect
+            .level(txn.isolation)
+            .is_none_or(|l| l.snapshot == SnapshotPoint::None);
+        if dirty {
+            return Ok(undecided(format!(
+                "{} runs at {}, where {} reads may see uncommitted rows; TxCheck's added reads show what a statement saw only where dirty reads are impossible",
+                txn_label(t),
+                txn.isolation,
+                dialect.name
+            )));
+        }
+        if txn.kind == TxnKind::Autocommit && txn.statements.iter().any(|s| s.table().is_some()) {
+            return Ok(undecided(format!(
+                "{} is an autocommit statement, so the reads added around it run as transactions of their own",
+                txn_label(t)
+            )));
+        }
+    }
+    let units = units(case, config).map_err(PluginError::invalid_input)?;
+    let committed: Vec<usize> = (0..units.len())
+        .filter(|&u| history.transactions[units[u].txn].end == TxnEnd::Committed)
+        .collect();
+    for &u in &committed {
+        for at in units[u].refs() {
+            if let Some(e) = history.record(at).and_then(|r| r.outcome.error()) {
+                if e.class.is_concurrency() {
+                    return Ok(undecided(format!(
+                        "{} failed with {} and its transaction went on to commit; run without transactions it cannot fail so",
+                        label(case, at),
+                        e.class
+                    )));
+                }
+            }
+        }
+    }
+    let keys = |table: &str| {
+        case.schema
+            .table(table)
+            .and_then(|t| key_columns(t, config))
+    };
+    let observed =
+        graph::observe(case, history, &units, &keys).map_err(PluginError::invalid_input)?;
+    if let Some(verdict) = versions_nobody_installed(case, &units, &committed, &observed, dialect) {
+        return Ok(verdict);
+    }
+    if let Some(verdict) = units_as_one_block(case, history, &units, &committed, &observed, dialect)
+    {
+        return Ok(verdict);
+    }
+    let completed = |at: StatementRef| history.completion_order.iter().position(|x| *x == at);
+    let sdg = graph::build(&units, case, &observed, &committed, &completed);
+    if let Some(cycle) = a_cycle(&sdg) {
+        let path: Vec<String> = cycle.iter().map(|&u| label(case, units[u].main)).collect();
+        return Ok(undecided(format!(
+            "the statement dependency graph has a cycle ({}); it cannot be sorted, and TxCheck would remove a statement and run the case again",
+            path.join(" → ")
+        )));
+    }
+    let order = topological_order(&sdg, case.seed);
+    let replayed = replay(db, case, &units, &order)?;
+    let mut differing = Vec::new();
+    for &u in &order {
+        for at in units[u].refs() {
+            let transactional = &history.record(at).expect("shape checked").outcome;
+            let alone = &replayed.outcomes[&at];
+            if !same_outcome(transactional, alone) {
+                differing.push((at, transactional.clone(), alone.clone()));
+            }
+        }
+    }
+    let final_state = history.final_state.as_ref().expect("unobserved checked");
+    let mut transactional_state = final_state.clone();
+    transactional_state.canonicalize();
+    let tables = compare_states(&transactional_state, &replayed.state);
+    if differing.is_empty() && tables.is_empty() {
+        return Ok(Verdict::Pass);
+    }
+    Ok(Verdict::Finding(finding(
+        case, &units, &order, &sdg, &differing, &tables, dialect,
+    )))
+}
+
+/// A committed read returned a version that no statement installed, or that
+/// only an aborted transaction did.
+fn versions_nobody_installed(
+    case: &TestCase,
+    units: &[Unit],
+    committed: &[usize],
+    observed: &Observed,
+    dialect: &DialectInfo,
+) -> Option<Verdict> {
+    for &u in committed {
+        for (role, seen) in &observed.reads[u] {
+            for &v in seen {
+                let reader = units[u].main;
+                let what = match observed.installer.get(&v) {
+                    None => "no statement installed",
+                    Some(Installer::Unit(i))
+                        if !committed.contains(i) && units[*i].txn != units[u].txn =>
+                    {
+                        "only an aborted transaction installed"
+                    }
+                    _ => continue,
+                };
+                let title = format!(
+                    "a read returned a row version {what}: {} saw item {} at version {}",
+                    label(case, reader),
+                    v.0,
+                    v.1
+                );
+                return Some(Verdict::Finding(Finding {
+                    title,
+                    signature: format!("txcheck: a read of a version {what}"),
+                    model: MODEL.to_string(),
+                    assumed_semantics: semantics(case, dialect),
+                    explanation: format!(
+                        "Every row version carries the version key of the statement that wrote it, and each write's after-write read shows the versions it installed. The {} read of {} returned item {} with version {}, which {what}: a committed transaction saw data that no committed write produced (an aborted transaction's write, or a row the DBMS made up).",
+                        role_name(*role),
+                        label(case, reader),
+                        v.0,
+                        v.1
+                    ),
+                    evidence: json!({ "reader": reader, "item": v.0, "version": v.1 }),
+                    files: Vec::new(),
+                }));
+            }
+        }
+    }
+    None
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::VersionSet => "version-set",
+        Role::BeforeWrite => "before-write",
+        Role::Statement => "statement's own",
+        Role::AfterWrite => "after-write",
+    }
+}
+
+/// Each item's committed versions in the order they were installed: the
+/// initial version, then in the order the installing statements' after-write
+/// reads completed (the DBMS serializes the writers of a row), each with
+/// that position.
+fn version_chains(
+    history: &History,
+    units: &[Unit],
+    committed: &[usize],
+    observed: &Observed,
+) -> BTreeMap<i64, Vec<(usize, Version)>> {
+    let position = |at: StatementRef| history.completion_order.iter().position(|x| *x == at);
+    let mut chains: BTreeMap<i64, Vec<(usize, Version)>> = BTreeMap::new();
+    for (&v, installer) in &observed.installer {
+        let at = match installer {
+            // An aborted transaction's versions are no link of the chain.
+            Installer::Unit(u) if !committed.contains(u) => continue,
+            Installer::Initial => 0,
+            Installer::Unit(u) => units[*u]
+                .with_role(Role::AfterWrite)
+                .next()
+                .and_then(position)
+                .map_or(usize::MAX, |p| p + 1),
+        };
+        chains.entry(v.0).or_default().push((at, v));
+    }
+    for chain in chains.values_mut() {
+        chain.sort();
+    }
+    chains
+}
+
+/// Where a write did something other than its before-write read (a plain
+/// SELECT with the same WHERE right before it) shows: an UPDATE must write
+/// exactly the rows it returned, over the versions it returned, and a DELETE
+/// must remove exactly those rows, at the versions that were the latest when
+/// it completed. Empty when they agree, and for statements that failed or
+/// have no before-write read.
+fn past_the_read(
+    case: &TestCase,
+    history: &History,
+    unit: &Unit,
+    u: usize,
+    observed: &Observed,
+    chains: &BTreeMap<i64, Vec<(usize, Version)>>,
+) -> Vec<String> {
+    let record = history.record(unit.main).expect("shape checked");
+    if record.outcome.error().is_some() {
+        return Vec::new();
+    }
+    let before: BTreeMap<i64, i64> = observed.overwritten[u].iter().copied().collect();
+    let mut past = Vec::new();
+    match case.statement(unit.main) {
+        Some(Statement::Update(_)) => {
+            let after: BTreeSet<i64> = observed.installed[u].iter().map(|v| v.0).collect();
+            for (&item, &seen) in &before {
+                if !after.contains(&item) {
+                    past.push(format!(
+                        "item {item} (read at version {seen}) was not written"
+                    ));
+                }
+            }
+            for &(item, version) in &observed.installed[u] {
+                let chain = &chains[&item];
+                let mine = chain.iter().position(|(_, v)| *v == (item, version));
+                let replaced = mine.and_then(|i| i.checked_sub(1)).map(|i| chain[i].1 .1);
+                match (before.get(&item), replaced) {
+                    (None, _) => past.push(format!("item {item} was written without being read")),
+                    (Some(&seen), Some(over)) if seen != over => past.push(format!(
+                        "item {item} was read at version {seen} but the write replaced version {over}"
+                    )),
+                    _ => {}
+                }
+            }
+        }
+        Some(Statement::Delete(_)) => {
+            if let Outcome::Affected { rows } = record.outcome {
+                if rows != before.len() as u64 {
+                    past.push(format!(
+                        "it deleted {rows} rows, its read returned {}",
+                        before.len()
+                    ));
+                }
+            }
+            let done = history
+                .completion_order
+                .iter()
+                .position(|x| *x == unit.main)
+                .unwrap_or(usize::MAX);
+            for (&item, &seen) in &before {
+                let latest = chains
+                    .get(&item)
+                    .and_then(|chain| chain.iter().rfind(|(at, _)| *at <= done).map(|(_, v)| v.1));
+                if latest.is_some_and(|l| l != seen) {
+                    past.push(format!(
+                        "item {item} was read at version {seen} but version {} was the latest when it was deleted",
+                        latest.unwrap_or_default()
+                    ));
+                }
+            }
+        }
+        _ => {}
+    }
+    past
+}
+
+/// A unit must stand for what its statement did. One that ran as one block
+/// does, unless its write went past its read: a finding, or where the level's
+/// writes read the latest committed rows while its reads read a snapshot
+/// (InnoDB's REPEATABLE READ "current read"), a vendor-permitted anomaly. One
+/// that waited for a lock midway (another transaction's statement completed
+/// inside it) still does when its write did exactly what its read showed, or
+/// it is an INSERT that put in every row; otherwise the case is undecided
+/// (TxCheck runs such a case again without the statement).
+fn units_as_one_block(
+    case: &TestCase,
+    history: &History,
+    units: &[Unit],
+    committed: &[usize],
+    observed: &Observed,
+    dialect: &DialectInfo,
+) -> Option<Verdict> {
+    let chains = version_chains(history, units, committed, observed);
+    for &u in committed {
+        let unit = &units[u];
+        let past = past_the_read(case, history, unit, u, observed, &chains);
+        let statement = case.statement(unit.main);
+        if let Some((at, intruder)) = first_split(unit, history) {
+            let outcome = &history.record(unit.main).expect("shape checked").outcome;
+            let explained = match statement {
+                Some(Statement::Update(_) | Statement::Delete(_)) => past.is_empty(),
+                Some(Statement::Insert(insert)) => {
+                    insert.on_conflict != OnConflict::Replace
+                        && matches!(outcome, Outcome::Affected { rows } if *rows == insert.rows.len() as u64)
+                }
+                _ => false,
+            };
+            if explained {
+                continue;
+            }
+            return Some(undecided(format!(
+                "{} and the reads added around {} did not run as one block: {} completed in between (a statement waited for a lock){}; TxCheck runs such a case again without the statement",
+                label(case, at),
+                label(case, unit.main),
+                label(case, intruder),
+                past.first().map(|p| format!(", and {p}")).unwrap_or_default()
+            )));
+        }
+        if past.is_empty() {
+            continue;
+        }
+        let at = unit.main;
+        let level = case.transactions[at.txn()].isolation;
+        let reads_latest = dialect
+            .level(level)
+            .is_some_and(|l| l.write_reads == WriteReads::LatestCommitted);
+        let mut finding = Finding {
+            title: format!(
+                "{} did not do what its before-write read with the same WHERE returned: {}",
+                label(case, at),
+                past[0]
+            ),
+            signature: "txcheck: a write went past its read".to_string(),
+            model: MODEL.to_string(),
+            assumed_semantics: semantics(case, dialect),
+            explanation: format!(
+                "The before-write read, a plain SELECT with the statement's own WHERE run right before it in the same transaction with nothing in between, shows the rows and versions the write changes if it reads what the transaction's reads see. Here: {}.",
+                past.join("; ")
+            ),
+            evidence: json!({ "statement": at, "mismatches": past }),
+            files: Vec::new(),
+        };
+        if reads_latest {
+            finding.signature =
+                "txcheck: current read (UPDATE/DELETE read the latest rows, SELECT the snapshot)"
+                    .into();
+            finding.explanation.push_str(&format!(
+                "\n\nAt {level} the dialect declares that UPDATE and DELETE read the latest committed rows while plain reads read the transaction's snapshot (InnoDB's \"current read\"): a write may change rows its transaction's reads do not show. The SQL standard's model of the level forbids the lost update this allows; the vendor documents it."
+            ));
+            return Some(Verdict::VendorPermitted(finding));
+        }
+        return Some(Verdict::Finding(finding));
+    }
+    None
+}
+
+/// One cycle of the graph, as unit indices, if it has one.
+fn a_cycle(sdg: &Sdg) -> Option<Vec<usize>> {
+    let scc = tarjan_scc(&sdg.graph).into_iter().find(|c| c.len() > 1)?;
+    // Walk inside the component until a node repeats.
+    let inside: BTreeSet<_> = scc.iter().copied().collect();
+    let mut path = vec![scc[0]];
+    loop {
+        let last = *path.last().expect("non-empty");
+        let next = sdg
+            .graph
+            .neighbors_directed(last, Direction::Outgoing)
+            .find(|n| inside.contains(n))
+            .expect("a strongly connected component has an edge out of every node");
+        if let Some(i) = path.iter().position(|n| *n == next) {
+            let mut cycle: Vec<usize> = path[i..].iter().map(|n| sdg.graph[*n]).collect();
+            cycle.push(sdg.graph[next]);
+            return Some(cycle);
+        }
+        path.push(next);
+    }
+}
+
+/// Kahn's algorithm, choosing among the ready units at random (the paper's
+/// Algorithm 1), seeded by the case so that a rerun sorts the same way.
+fn topological_order(sdg: &Sdg, seed: u64) -> Vec<usize> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut indegree: BTreeMap<_, usize> = sdg
+        .graph
+        .node_indices()
+        .map(|n| {
+            (
+                n,
+                sdg.graph.neighbors_directed(n, Direction::Incoming).count(),
+            )
+        })
+        .collect();
+    let mut ready: Vec<_> = indegree
+        .iter()
+        .filter(|(_, d)| **d == 0)
+        .map(|(n, _)| *n)
+        .collect();
+    let mut order = Vec::new();
+    while !ready.is_empty() {
+        ready.sort_by_key(|n| sdg.graph[*n]);
+        let n = ready.swap_remove(rng.gen_range(0..ready.len()));
+        order.push(sdg.graph[n]);
+        for m in sdg.graph.neighbors_directed(n, Direction::Outgoing) {
+            let d = indegree.get_mut(&m).expect("every node counted");
+            *d -= 1;
+            if *d == 0 {
+                ready.push(m);
+            }
+        }
+    }
+    order
+}
+
+/// The levels the case ran at, as the dialect describes them.
+fn semantics(case: &TestCase, dialect: &DialectInfo) -> String {
+    let levels: BTreeSet<IsolationLevel> = case.transactions.iter().map(|t| t.isolation).collect();
+    let described: Vec<String> = levels
+        .iter()
+        .map(|&l| match dialect.level(l) {
+            Some(s) => format!(
+                "{l}: snapshot {:?}, UPDATE/DELETE read {:?}",
+                case.transactions
+                    .iter()
+                    .find(|t| t.isolation == l)
+                    .map_or(s.snapshot, |t| t.snapshot_point(s)),
+                s.write_reads
+            ),
+            None => format!("{l}: not described by the dialect"),
+        })
+        .collect();
+    format!(
+        "{} ({}); statements of aborted transactions leave no trace; a statement run alone in autocommit sees every earlier statement's effect",
+        dialect.name,
+        described.join("; ")
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finding(
+    case: &TestCase,
+    units: &[Unit],
+    order: &[usize],
+    sdg: &Sdg,
+    differing: &[(StatementRef, Outcome, Outcome)],
+    tables: &[TableDiff],
+    dialect: &DialectInfo,
+) -> Finding {
+    let sorted: Vec<String> = order.iter().map(|&u| units[u].main.to_string()).collect();
+    let title = match differing.first() {
+        Some((at, transactional, alone)) => format!(
+            "{} {transactional} in the transactional run, but {alone} when the statements run sorted by their dependencies without transactions",
+            label(case, *at)
+        ),
+        None => format!(
+            "the database ends differently: table `{}` has {} rows only the transactional run left and {} only the run without transactions left",
+            tables[0].table,
+            tables[0].only_transactional.len(),
+            tables[0].only_replayed.len()
+        ),
+    };
+    let signature = match differing.first() {
+        Some((at, _, _)) => format!(
+            "txcheck: {} result differs",
+            case.statement(*at).map_or("?", Statement::kind_name)
+        ),
+        None => "txcheck: final state differs".to_string(),
+    };
+    let mut edges = Vec::new();
+    for e in sdg.graph.edge_indices() {
+        let (a, b) = sdg.graph.edge_endpoints(e).expect("edge exists");
+        let kinds: Vec<String> = sdg.graph[e].iter().map(ToString::to_string).collect();
+        edges.push(format!(
+            "{} → {}: {}",
+            units[sdg.graph[a]].main,
+            units[sdg.graph[b]].main,
+            kinds.join(", ")
+        ));
+    }
+    let mut explanation = format!(
+        "The committed transactions' statements, sorted by the dependencies their added reads show, were run one after another without transactions on a fresh copy of the initial rows, in this order: {}.\n\nDependencies:\n{}\n",
+        sorted.join(", "),
+        edges.iter().map(|e| format!("- {e}")).collect::<Vec<_>>().join("\n")
+    );
+    for (at, transactional, alone) in differing {
+        explanation.push_str(&format!(
+            "\n- {}: {transactional} in the transactional run, {alone} without transactions",
+            label(case, *at)
+        ));
+    }
+    for t in tables {
+        explanation.push_str(&format!(
+            "\n- table `{}`: rows only the transactional run left: {:?}; rows only the run without transactions left: {:?}",
+            t.table, t.only_transactional, t.only_replayed
+        ));
+    }
+    Finding {
+        title,
+        signature,
+        model: MODEL.to_string(),
+        assumed_semantics: semantics(case, dialect),
+        explanation,
+        evidence: json!({
+            "order": sorted,
+            "dependencies": edges,
+            "differing": differing.iter().map(|(at, t, a)| json!({
+                "statement": at, "transactional": t, "without_transactions": a
+            })).collect::<Vec<_>>(),
+            "tables": tables.iter().map(|t| json!({
+                "table": t.table,
+                "only_transactional": t.only_transactional,
+                "only_without_transactions": t.only_replayed,
+            })).collect::<Vec<_>>(),
+        }),
+        files: Vec::new(),
+    }
+}
