@@ -1,0 +1,134 @@
+//! What the oracle reports: an aborted transaction's write that a committed
+//! read saw, a database that ends differently from the sorted run, and a
+//! statement whose result differs; each from a serial run of a small case
+//! with one observation changed as a faulty DBMS would change it.
+
+use txlab_oracle_txcheck::{TxcheckConfig, TxcheckOracle};
+use txlab_plugin_api::prelude::*;
+use txlab_testkit::build::*;
+use txlab_testkit::oracle::{check, expect_finding};
+use txlab_testkit::serial_history;
+
+const RR: IsolationLevel = IsolationLevel::RepeatableRead;
+
+fn t() -> Table {
+    table(
+        "t",
+        vec![col("id", ColumnType::Int), col("value", ColumnType::Int)],
+        &["id"],
+    )
+}
+
+fn oracle() -> TxcheckOracle {
+    let dialect = <txlab_postgres::PostgresDialect as DialectPlugin>::new(Default::default())
+        .unwrap()
+        .info();
+    TxcheckOracle::new(TxcheckConfig::default(), OracleContext { dialect }).unwrap()
+}
+
+/// T1 inserts row 5 and rolls back; T2 then reads every row and commits.
+fn rolled_back_insert() -> (TxcheckOracle, TestCase, History) {
+    let mut o = oracle();
+    let raw = case_of(
+        Schema { tables: vec![t()] },
+        vec![rows_of(&t(), vec![vec![Value::Int(0), Value::Int(0)]])],
+        vec![
+            explicit(
+                RR,
+                vec![
+                    Statement::Begin,
+                    insert(
+                        "t",
+                        &["id", "value"],
+                        vec![vec![Value::Int(5), Value::Int(5)]],
+                        OnConflict::Error,
+                    ),
+                    Statement::Rollback,
+                ],
+            ),
+            explicit(
+                RR,
+                vec![
+                    Statement::Begin,
+                    select("t", None, vec![]),
+                    Statement::Commit,
+                ],
+            ),
+        ],
+    );
+    let case = o.prepare(raw).unwrap();
+    let history = serial_history(&case, &[0, 1]);
+    (o, case, history)
+}
+
+/// The statement of T2 that is the case's own SELECT (not an added read).
+fn t2_select(case: &TestCase) -> StatementRef {
+    let t2 = &case.transactions[1];
+    let s = t2
+        .statements
+        .iter()
+        .position(|s| matches!(s, Statement::Select(sel) if sel.order_by.is_empty()))
+        .unwrap();
+    StatementRef::new(1, s)
+}
+
+#[test]
+fn the_unchanged_run_passes() {
+    let (mut o, case, history) = rolled_back_insert();
+    assert_eq!(check(&mut o, &case, &history), Verdict::Pass);
+}
+
+#[test]
+fn a_committed_read_of_an_aborted_write_is_a_finding() {
+    let (mut o, case, mut history) = rolled_back_insert();
+    // T2's SELECT also returns T1's row, as T1's after-write read showed it.
+    let awr = StatementRef::new(0, 3);
+    let Outcome::Rows { rows: inserted, .. } = history.record(awr).unwrap().outcome.clone() else {
+        panic!("T1's after-write read returned no rows")
+    };
+    assert_eq!(inserted.len(), 1);
+    let at = t2_select(&case);
+    if let Outcome::Rows { rows, .. } = &mut history.statements[1][at.stmt()].outcome {
+        rows.extend(inserted);
+    }
+    let finding = expect_finding(check(&mut o, &case, &history));
+    assert!(
+        finding
+            .title
+            .contains("only an aborted transaction installed"),
+        "{}",
+        finding.title
+    );
+}
+
+#[test]
+fn an_aborted_write_that_survived_is_a_finding() {
+    let (mut o, case, mut history) = rolled_back_insert();
+    let state = history.final_state.as_mut().unwrap();
+    let row = vec![Value::Int(5), Value::Int(5), Value::Int(2), Value::Int(1)];
+    state.tables[0].rows.push(row);
+    let finding = expect_finding(check(&mut o, &case, &history));
+    assert!(
+        finding.title.contains("ends differently"),
+        "{}",
+        finding.title
+    );
+    assert_eq!(finding.signature, "txcheck: final state differs");
+}
+
+#[test]
+fn a_result_the_sorted_run_does_not_give_is_a_finding() {
+    let (mut o, case, mut history) = rolled_back_insert();
+    // T2's SELECT misses the initial row: a version read nobody removed.
+    let at = t2_select(&case);
+    if let Outcome::Rows { rows, .. } = &mut history.statements[1][at.stmt()].outcome {
+        rows.clear();
+    }
+    let finding = expect_finding(check(&mut o, &case, &history));
+    assert!(
+        finding.title.starts_with(&format!("{at} (SELECT)")),
+        "{}",
+        finding.title
+    );
+    assert_eq!(finding.signature, "txcheck: SELECT result differs");
+}
