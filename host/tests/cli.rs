@@ -299,6 +299,28 @@ fn isorel_troc_and_wss_judge_the_same_runs() {
     assert_eq!(s["passed"], 60, "{s}");
 }
 
+/// The shipped TxCheck pipeline on SQLite: every case judged, nothing found
+/// (SQLite serializes its writers), few left undecided.
+#[test]
+fn the_txcheck_pipeline_runs_on_sqlite() {
+    let env = Env::new(&[]);
+    let out = env.out();
+    let o = env.txlab(&[
+        "run",
+        "configs/txcheck-sqlite.toml",
+        "--cases",
+        "100",
+        "--seed",
+        "4",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}\n{}", stdout(&o), stderr(&o));
+    let s = summary(&run_dir(&out));
+    assert_eq!(s["errors"], 0, "{s}");
+    assert!(s["passed"].as_u64().unwrap() >= 80, "{s}");
+}
+
 /// `txlab generate`: the same seed prints byte-identical cases, another seed
 /// others; `--sql` renders them per session; nothing runs.
 #[test]
