@@ -57,6 +57,7 @@ mod history;
 mod infer;
 pub mod model;
 mod report;
+pub mod verdict;
 
 pub use check::check;
 pub use dot::to_dot;

@@ -25,15 +25,7 @@ exempt_locking_reads = true
 findings = "vendor"
 "#;
 
-/// Which model turns an anomaly into a finding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FindingsFrom {
-    /// The vendor's documented semantics (the dialect's profile).
-    Vendor,
-    /// The standard model of the isolation level (Adya).
-    Standard,
-}
+pub use txlab_history::verdict::FindingsFrom;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

@@ -17,11 +17,18 @@ pub mod config;
 pub mod instrument;
 pub mod observe;
 pub mod txn_ids;
-pub mod verdict;
 
 pub use config::{FindingsFrom, IsorelConfig, DEFAULT_CONFIG};
 
 use txlab_plugin_api::prelude::*;
+
+/// How IsoRel's verdicts say where their dependencies come from.
+const SOURCE: txlab_history::verdict::Source<'static> = txlab_history::verdict::Source {
+    oracle: "IsoRel",
+    provenance: "The dependencies come from what the reads returned: each row's identity and the list of the transactions that wrote it, in installation order (IsoRel).",
+    guarantees: "every write appends its transaction to the row's writers in the same statement, so every version of a row has its own writer list, and any two lists a committed transaction saw are prefixes of one another.",
+    assumes: "none beyond atomic statements: a write and its writer-list append are one statement",
+};
 
 pub struct IsorelOracle {
     config: IsorelConfig,
@@ -81,11 +88,12 @@ impl Oracle for IsorelOracle {
                 ..txlab_history::Options::default()
             },
         );
-        Ok(verdict::verdict(
-            &observed,
+        Ok(txlab_history::verdict::verdict(
+            &observed.history,
             &report,
             &self.dialect,
             self.config.findings,
+            &SOURCE,
         ))
     }
 }

@@ -1,6 +1,7 @@
 //! The oracle's configuration table.
 
 use serde::{Deserialize, Serialize};
+pub use txlab_history::verdict::FindingsFrom;
 use txlab_plugin_api::prelude::*;
 
 /// Every option at its default, as shown by `txlab plugins show txcheck`.
@@ -11,6 +12,13 @@ pub const DEFAULT_CONFIG: &str = r#"# The two columns `prepare` adds to every ta
 # of that name, `_1`, `_2`, ... is appended.
 item_column = "txc_item"
 version_column = "txc_version"
+
+# A statement graph with a cycle cannot be sorted; the transactions' graph is
+# then judged as IsoRel judges it. "vendor": an anomaly the vendor's documented
+# semantics forbid is a finding, one only the standard model of the level
+# forbids is a vendor-permitted anomaly. "standard": every anomaly the standard
+# model forbids is a finding. Anything else leaves the case undecided.
+findings = "vendor"
 "#;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -18,6 +26,7 @@ version_column = "txc_version"
 pub struct TxcheckConfig {
     pub item_column: String,
     pub version_column: String,
+    pub findings: FindingsFrom,
 }
 
 impl Default for TxcheckConfig {
@@ -25,6 +34,7 @@ impl Default for TxcheckConfig {
         TxcheckConfig {
             item_column: "txc_item".into(),
             version_column: "txc_version".into(),
+            findings: FindingsFrom::Vendor,
         }
     }
 }

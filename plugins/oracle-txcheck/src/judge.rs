@@ -4,6 +4,7 @@
 //! before-write read saw), then the graph, the order, the run without
 //! transactions and the comparison.
 
+use crate::classify::classify;
 use crate::config::TxcheckConfig;
 use crate::graph::{self, Installer, Observed, Sdg, Version};
 use crate::instrument::key_columns;
@@ -92,13 +93,28 @@ pub fn judge(
     if let Some(verdict) = versions_nobody_installed(case, &units, &committed, &observed, dialect) {
         return Ok(verdict);
     }
-    if let Some(verdict) = units_as_one_block(case, history, &units, &committed, &observed, dialect)
-    {
+    let chains = version_chains(history, &units, &committed, &observed);
+    if let Some(verdict) = units_as_one_block(
+        case, history, &units, &committed, &observed, &chains, dialect,
+    ) {
         return Ok(verdict);
     }
     let completed = |at: StatementRef| history.completion_order.iter().position(|x| *x == at);
     let sdg = graph::build(&units, case, &observed, &committed, &completed);
     if let Some(cycle) = a_cycle(&sdg) {
+        // Not sortable; the transactions' dependencies may still show an
+        // anomaly a model forbids (never a TxCheck finding of its own).
+        if let Some(verdict) = classify(
+            case,
+            history,
+            &units,
+            &observed,
+            &chains,
+            dialect,
+            config.findings,
+        ) {
+            return Ok(verdict);
+        }
         let path: Vec<String> = cycle.iter().map(|&u| label(case, units[u].main)).collect();
         return Ok(undecided(format!(
             "the statement dependency graph has a cycle ({}); it cannot be sorted, and TxCheck would remove a statement and run the case again",
@@ -159,7 +175,7 @@ fn versions_nobody_installed(
                 );
                 return Some(Verdict::Finding(Finding {
                     title,
-                    signature: format!("txcheck: a read of a version {what}"),
+                    signature: format!("a read of a version {what}"),
                     model: MODEL.to_string(),
                     assumed_semantics: semantics(case, dialect),
                     explanation: format!(
@@ -191,7 +207,7 @@ fn role_name(role: Role) -> &'static str {
 /// initial version, then in the order the installing statements' after-write
 /// reads completed (the DBMS serializes the writers of a row), each with
 /// that position.
-fn version_chains(
+pub(crate) fn version_chains(
     history: &History,
     units: &[Unit],
     committed: &[usize],
@@ -306,12 +322,12 @@ fn units_as_one_block(
     units: &[Unit],
     committed: &[usize],
     observed: &Observed,
+    chains: &BTreeMap<i64, Vec<(usize, Version)>>,
     dialect: &DialectInfo,
 ) -> Option<Verdict> {
-    let chains = version_chains(history, units, committed, observed);
     for &u in committed {
         let unit = &units[u];
-        let past = past_the_read(case, history, unit, u, observed, &chains);
+        let past = past_the_read(case, history, unit, u, observed, chains);
         let statement = case.statement(unit.main);
         if let Some((at, intruder)) = first_split(unit, history) {
             let outcome = &history.record(unit.main).expect("shape checked").outcome;
@@ -348,7 +364,7 @@ fn units_as_one_block(
                 label(case, at),
                 past[0]
             ),
-            signature: "txcheck: a write went past its read".to_string(),
+            signature: "a write went past its read".to_string(),
             model: MODEL.to_string(),
             assumed_semantics: semantics(case, dialect),
             explanation: format!(
@@ -360,8 +376,7 @@ fn units_as_one_block(
         };
         if reads_latest {
             finding.signature =
-                "txcheck: current read (UPDATE/DELETE read the latest rows, SELECT the snapshot)"
-                    .into();
+                "current read (UPDATE/DELETE read the latest rows, SELECT the snapshot)".into();
             finding.explanation.push_str(&format!(
                 "\n\nAt {level} the dialect declares that UPDATE and DELETE read the latest committed rows while plain reads read the transaction's snapshot (InnoDB's \"current read\"): a write may change rows its transaction's reads do not show. The SQL standard's model of the level forbids the lost update this allows; the vendor documents it."
             ));
@@ -478,10 +493,10 @@ fn finding(
     };
     let signature = match differing.first() {
         Some((at, _, _)) => format!(
-            "txcheck: {} result differs",
+            "{} result differs",
             case.statement(*at).map_or("?", Statement::kind_name)
         ),
-        None => "txcheck: final state differs".to_string(),
+        None => "final state differs".to_string(),
     };
     let mut edges = Vec::new();
     for e in sdg.graph.edge_indices() {

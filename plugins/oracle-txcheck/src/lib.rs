@@ -11,6 +11,7 @@
 //! isolation level). A graph with a cycle cannot be sorted: that case is
 //! undecided, never a finding ([`judge`]).
 
+pub mod classify;
 pub mod config;
 pub mod graph;
 pub mod instrument;

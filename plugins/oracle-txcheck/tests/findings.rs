@@ -113,7 +113,7 @@ fn an_aborted_write_that_survived_is_a_finding() {
         "{}",
         finding.title
     );
-    assert_eq!(finding.signature, "txcheck: final state differs");
+    assert_eq!(finding.signature, "final state differs");
 }
 
 #[test]
@@ -130,5 +130,5 @@ fn a_result_the_sorted_run_does_not_give_is_a_finding() {
         "{}",
         finding.title
     );
-    assert_eq!(finding.signature, "txcheck: SELECT result differs");
+    assert_eq!(finding.signature, "SELECT result differs");
 }

@@ -1,13 +1,38 @@
-//! From `txlab-history`'s report to a verdict: violations and the anomalies
-//! the vendor forbids are findings; anomalies only the standard model
-//! forbids are vendor-permitted; anomalies both models allow pass.
+//! From a [`Report`](crate::Report) to an oracle's verdict: violations and
+//! the anomalies the vendor forbids are findings; anomalies only the standard
+//! model forbids are vendor-permitted; anomalies both models allow pass. The
+//! oracles that read dependencies off a run (IsoRel's writer lists, TxCheck's
+//! version keys) share it.
 
-use crate::observe::Observed;
-use crate::FindingsFrom;
+use crate as h;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::fmt::Write as _;
-use txlab_history as h;
-use txlab_plugin_api::prelude::*;
+use txlab_plugin_api::ir::*;
+
+/// Which model turns an anomaly into a finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingsFrom {
+    /// The vendor's documented semantics (the dialect's profile).
+    Vendor,
+    /// The standard model of the isolation level (Adya).
+    Standard,
+}
+
+/// Who read the dependencies off the run, and how, for the verdict's words.
+#[derive(Clone, Copy, Debug)]
+pub struct Source<'a> {
+    /// Prefixes titles: `IsoRel`, `TxCheck`.
+    pub oracle: &'a str,
+    /// One sentence: where the dependencies come from.
+    pub provenance: &'a str,
+    /// One sentence: what the instrumentation guarantees, which a violation
+    /// contradicts.
+    pub guarantees: &'a str,
+    /// The instrumentation's assumption a violation's finding names.
+    pub assumes: &'a str,
+}
 
 /// The standard model, as findings name it.
 const ADYA: &str = "Adya's isolation levels (Adya 1999; PL-SI from Adya's thesis)";
@@ -78,10 +103,15 @@ fn anomaly_section(j: &Judged<'_>, history: &h::History) -> String {
     s
 }
 
-fn violation_finding(violations: &[h::Violation], history: &h::History) -> Verdict {
+fn violation_finding(
+    violations: &[h::Violation],
+    history: &h::History,
+    source: &Source<'_>,
+) -> Verdict {
     let lines: Vec<String> = violations.iter().map(|v| v.describe(history)).collect();
-    let mut explanation = String::from(
-        "The reads contradict each other or the instrumentation's assumptions: every write appends its transaction to the row's writers in the same statement, so every version of a row has its own writer list, and any two lists a committed transaction saw are prefixes of one another.\n\n",
+    let mut explanation = format!(
+        "The reads contradict each other or the instrumentation's assumptions: {}\n\n",
+        source.guarantees
     );
     for l in &lines {
         let _ = writeln!(explanation, "- {l}");
@@ -93,13 +123,12 @@ fn violation_finding(violations: &[h::Violation], history: &h::History) -> Verdi
         h::Violation::OwnWriteLost { .. } => "a transaction lost its own write",
         h::Violation::UnknownWriter { .. } => "a writer the history does not know",
         h::Violation::RowInTwoTables { .. } => "a row identity in two tables",
-        _ => "an inconsistent history",
     };
     Verdict::Finding(Finding {
-        title: format!("IsoRel: {kind}: {}", lines[0]),
+        title: format!("{}: {kind}: {}", source.oracle, lines[0]),
         signature: kind.to_string(),
         model: "every isolation level: committed versions of a row form one order, and a rolled-back write leaves no trace".into(),
-        assumed_semantics: "none beyond atomic statements: a write and its writer-list append are one statement".into(),
+        assumed_semantics: source.assumes.into(),
         explanation,
         evidence: json!({ "violations": violations }),
         files: Vec::new(),
@@ -125,16 +154,16 @@ fn semantics_of(judged: &[&Judged<'_>], history: &h::History, dialect: &DialectI
     s
 }
 
-/// The verdict of one case.
+/// The verdict of one case on `history`, whose check gave `report`.
 pub fn verdict(
-    observed: &Observed,
+    history: &h::History,
     report: &h::Report,
     dialect: &DialectInfo,
     findings_from: FindingsFrom,
+    source: &Source<'_>,
 ) -> Verdict {
-    let history = &observed.history;
     if !report.violations.is_empty() {
-        return violation_finding(&report.violations, history);
+        return violation_finding(&report.violations, history, source);
     }
     let judged: Vec<Judged<'_>> = report
         .anomalies
@@ -177,9 +206,14 @@ pub fn verdict(
     let mut explanation = String::new();
     let _ = writeln!(
         explanation,
-        "The dependencies come from what the reads returned: each row's identity and the list of the transactions that wrote it, in installation order (IsoRel). {} {} found:\n",
+        "{} {} {} found:\n",
+        source.provenance,
         reported.len(),
-        if reported.len() == 1 { "anomaly was" } else { "anomalies were" }
+        if reported.len() == 1 {
+            "anomaly was"
+        } else {
+            "anomalies were"
+        }
     );
     for j in &reported {
         explanation.push_str(&anomaly_section(j, history));
@@ -212,7 +246,8 @@ pub fn verdict(
     };
     let found = Finding {
         title: format!(
-            "IsoRel: {} at {level_text}: {}",
+            "{}: {} at {level_text}: {}",
+            source.oracle,
             first.name(),
             first.anomaly.describe(history)
         ),
