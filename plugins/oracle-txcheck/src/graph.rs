@@ -215,15 +215,30 @@ impl Sdg {
     }
 }
 
+/// When things happened in the run, for the dependencies that only the
+/// order of events can give.
+pub struct Timing<'a> {
+    /// A statement's position in the actual execution order.
+    pub completed: &'a dyn Fn(StatementRef) -> Option<usize>,
+    /// Units whose read waited for a lock midway and then read the latest
+    /// committed rows (a current read): their version-set read is stale, so
+    /// they are ordered after every transaction that committed before the
+    /// read completed and before every other, among the writers of their
+    /// table.
+    pub read_at_end: &'a BTreeSet<usize>,
+    /// Where each transaction's end (COMMIT) completed.
+    pub ended: &'a dyn Fn(usize) -> Option<usize>,
+}
+
 /// Builds the graph over `included` units (those of committed transactions).
-/// `completed` gives a statement's position in the actual execution order.
 pub fn build(
     units: &[Unit],
     case: &TestCase,
     observed: &Observed,
     included: &[usize],
-    completed: &dyn Fn(StatementRef) -> Option<usize>,
+    timing: &Timing<'_>,
 ) -> Sdg {
+    let completed = timing.completed;
     let mut sdg = Sdg {
         graph: DiGraph::new(),
         node: BTreeMap::new(),
@@ -239,6 +254,9 @@ pub fn build(
     let mut readers: BTreeMap<Version, Vec<(usize, Role)>> = BTreeMap::new();
     for &u in included {
         for (role, seen) in &observed.reads[u] {
+            if *role == Role::VersionSet && timing.read_at_end.contains(&u) {
+                continue;
+            }
             for &v in seen {
                 readers.entry(v).or_default().push((u, *role));
             }
@@ -303,7 +321,7 @@ pub fn build(
             continue;
         }
         for &r in included {
-            if r == w || units[r].table != units[w].table {
+            if r == w || units[r].table != units[w].table || timing.read_at_end.contains(&r) {
                 continue;
             }
             for (role, seen) in &observed.reads[r] {
@@ -345,6 +363,28 @@ pub fn build(
                         sdg.add(w, r, Dependency::PredicateRead);
                     }
                 }
+            }
+        }
+    }
+    // Current reads that waited: after what committed before them.
+    for &r in timing.read_at_end {
+        let done = completed(units[r].main);
+        for &w in included {
+            let writes = !observed.installed[w].is_empty() || !observed.removed[w].is_empty();
+            if w == r || units[w].table != units[r].table || !writes {
+                continue;
+            }
+            let before = if units[w].txn == units[r].txn {
+                units[w].main.stmt() < units[r].main.stmt()
+            } else {
+                (timing.ended)(units[w].txn)
+                    .zip(done)
+                    .is_some_and(|(end, read)| end < read)
+            };
+            if before {
+                sdg.add(w, r, Dependency::PredicateRead);
+            } else {
+                sdg.add(r, w, Dependency::PredicateAnti);
             }
         }
     }

@@ -94,13 +94,25 @@ pub fn judge(
         return Ok(verdict);
     }
     let chains = version_chains(history, &units, &committed, &observed);
-    if let Some(verdict) = units_as_one_block(
+    let read_at_end = match units_as_one_block(
         case, history, &units, &committed, &observed, &chains, dialect,
     ) {
-        return Ok(verdict);
-    }
+        Ok(units) => units,
+        Err(verdict) => return Ok(verdict),
+    };
     let completed = |at: StatementRef| history.completion_order.iter().position(|x| *x == at);
-    let sdg = graph::build(&units, case, &observed, &committed, &completed);
+    let ended = |t: usize| {
+        history
+            .completion_order
+            .iter()
+            .rposition(|x| x.txn() == t && case.statement(*x).is_some_and(Statement::is_end))
+    };
+    let timing = graph::Timing {
+        completed: &completed,
+        read_at_end: &read_at_end,
+        ended: &ended,
+    };
+    let sdg = graph::build(&units, case, &observed, &committed, &timing);
     if let Some(cycle) = a_cycle(&sdg) {
         // Not sortable; the transactions' dependencies may still show an
         // anomaly a model forbids (never a TxCheck finding of its own).
@@ -125,7 +137,12 @@ pub fn judge(
     let replayed = replay(db, case, &units, &order)?;
     let mut differing = Vec::new();
     for &u in &order {
-        for at in units[u].refs() {
+        for (at, role) in units[u].members.iter().copied() {
+            // A version-set read taken before the unit waited shows an older
+            // state than its place in the order.
+            if role == Role::VersionSet && read_at_end.contains(&u) {
+                continue;
+            }
             let transactional = &history.record(at).expect("shape checked").outcome;
             let alone = &replayed.outcomes[&at];
             if !same_outcome(transactional, alone) {
@@ -324,15 +341,26 @@ fn units_as_one_block(
     observed: &Observed,
     chains: &BTreeMap<i64, Vec<(usize, Version)>>,
     dialect: &DialectInfo,
-) -> Option<Verdict> {
+) -> Result<BTreeSet<usize>, Verdict> {
+    let mut read_at_end = BTreeSet::new();
     for &u in committed {
         let unit = &units[u];
         let past = past_the_read(case, history, unit, u, observed, chains);
         let statement = case.statement(unit.main);
         if let Some((at, intruder)) = first_split(unit, history) {
             let outcome = &history.record(unit.main).expect("shape checked").outcome;
+            let level = case.transactions[unit.txn].isolation;
+            let current_read = dialect
+                .level(level)
+                .is_some_and(|l| l.write_reads == WriteReads::LatestCommitted);
             let explained = match statement {
                 Some(Statement::Update(_) | Statement::Delete(_)) => past.is_empty(),
+                Some(Statement::Select(_))
+                    if current_read && read_the_latest(history, unit, u, observed, chains) =>
+                {
+                    read_at_end.insert(u);
+                    true
+                }
                 Some(Statement::Insert(insert)) => {
                     insert.on_conflict != OnConflict::Replace
                         && matches!(outcome, Outcome::Affected { rows } if *rows == insert.rows.len() as u64)
@@ -342,7 +370,7 @@ fn units_as_one_block(
             if explained {
                 continue;
             }
-            return Some(undecided(format!(
+            return Err(undecided(format!(
                 "{} and the reads added around {} did not run as one block: {} completed in between (a statement waited for a lock){}; TxCheck runs such a case again without the statement",
                 label(case, at),
                 label(case, unit.main),
@@ -380,11 +408,46 @@ fn units_as_one_block(
             finding.explanation.push_str(&format!(
                 "\n\nAt {level} the dialect declares that UPDATE and DELETE read the latest committed rows while plain reads read the transaction's snapshot (InnoDB's \"current read\"): a write may change rows its transaction's reads do not show. The SQL standard's model of the level forbids the lost update this allows; the vendor documents it."
             ));
-            return Some(Verdict::VendorPermitted(finding));
+            return Err(Verdict::VendorPermitted(finding));
         }
-        return Some(Verdict::Finding(finding));
+        return Err(Verdict::Finding(finding));
     }
-    None
+    Ok(read_at_end)
+}
+
+/// Whether a read that waited returned, for every row it returned, the
+/// latest committed version when it completed (or its own transaction's):
+/// what a current read returns.
+fn read_the_latest(
+    history: &History,
+    unit: &Unit,
+    u: usize,
+    observed: &Observed,
+    chains: &BTreeMap<i64, Vec<(usize, Version)>>,
+) -> bool {
+    let Some(done) = history
+        .completion_order
+        .iter()
+        .position(|x| *x == unit.main)
+    else {
+        return false;
+    };
+    if history
+        .record(unit.main)
+        .is_some_and(|r| r.outcome.error().is_some())
+    {
+        return false;
+    }
+    let returned = observed.reads[u]
+        .iter()
+        .find(|(role, _)| *role == Role::Statement)
+        .map(|(_, seen)| seen);
+    returned.into_iter().flatten().all(|&(item, version)| {
+        chains
+            .get(&item)
+            .and_then(|chain| chain.iter().rfind(|(at, _)| *at <= done))
+            .is_some_and(|(_, latest)| latest.1 == version)
+    })
 }
 
 /// One cycle of the graph, as unit indices, if it has one.

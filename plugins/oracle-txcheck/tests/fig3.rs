@@ -56,7 +56,14 @@ fn edges(
     };
     let observed = graph::observe(&case, &history, &units, &keys).unwrap();
     let completed = |at: StatementRef| history.completion_order.iter().position(|x| *x == at);
-    let sdg = graph::build(&units, &case, &observed, &[0, 1], &completed);
+    let ended = |t: usize| history.completion_order.iter().rposition(|x| x.txn() == t);
+    let none = std::collections::BTreeSet::new();
+    let timing = graph::Timing {
+        completed: &completed,
+        read_at_end: &none,
+        ended: &ended,
+    };
+    let sdg = graph::build(&units, &case, &observed, &[0, 1], &timing);
     let get = |a, b| sdg.edge(a, b).cloned().unwrap_or_default();
     (get(0, 1), get(1, 0))
 }
