@@ -98,7 +98,7 @@ pub fn judge(
         case, history, &units, &committed, &observed, &chains, dialect,
     ) {
         Ok(units) => units,
-        Err(verdict) => return Ok(verdict),
+        Err(verdict) => return Ok(*verdict),
     };
     let completed = |at: StatementRef| history.completion_order.iter().position(|x| *x == at);
     let ended = |t: usize| {
@@ -341,7 +341,7 @@ fn units_as_one_block(
     observed: &Observed,
     chains: &BTreeMap<i64, Vec<(usize, Version)>>,
     dialect: &DialectInfo,
-) -> Result<BTreeSet<usize>, Verdict> {
+) -> Result<BTreeSet<usize>, Box<Verdict>> {
     let mut read_at_end = BTreeSet::new();
     for &u in committed {
         let unit = &units[u];
@@ -370,13 +370,13 @@ fn units_as_one_block(
             if explained {
                 continue;
             }
-            return Err(undecided(format!(
+            return Err(Box::new(undecided(format!(
                 "{} and the reads added around {} did not run as one block: {} completed in between (a statement waited for a lock){}; TxCheck runs such a case again without the statement",
                 label(case, at),
                 label(case, unit.main),
                 label(case, intruder),
                 past.first().map(|p| format!(", and {p}")).unwrap_or_default()
-            )));
+            ))));
         }
         if past.is_empty() {
             continue;
@@ -408,9 +408,9 @@ fn units_as_one_block(
             finding.explanation.push_str(&format!(
                 "\n\nAt {level} the dialect declares that UPDATE and DELETE read the latest committed rows while plain reads read the transaction's snapshot (InnoDB's \"current read\"): a write may change rows its transaction's reads do not show. The SQL standard's model of the level forbids the lost update this allows; the vendor documents it."
             ));
-            return Err(Verdict::VendorPermitted(finding));
+            return Err(Box::new(Verdict::VendorPermitted(finding)));
         }
-        return Err(Verdict::Finding(finding));
+        return Err(Box::new(Verdict::Finding(finding)));
     }
     Ok(read_at_end)
 }
