@@ -350,9 +350,10 @@ fn units_as_one_block(
         if let Some((at, intruder)) = first_split(unit, history) {
             let outcome = &history.record(unit.main).expect("shape checked").outcome;
             let level = case.transactions[unit.txn].isolation;
-            let current_read = dialect
-                .level(level)
-                .is_some_and(|l| l.write_reads == WriteReads::LatestCommitted);
+            let current_read = dialect.engine.waited_locking_reads_see_new_commits
+                && dialect
+                    .level(level)
+                    .is_some_and(|l| l.write_reads == WriteReads::LatestCommitted);
             let explained = match statement {
                 Some(Statement::Update(_) | Statement::Delete(_)) => past.is_empty(),
                 Some(Statement::Select(_))
