@@ -166,7 +166,14 @@ pub fn observe(
             .record(unit.main)
             .is_some_and(|r| r.outcome.error().is_some());
         if failed {
+            // A write that failed overwrote nothing: its before-write read
+            // is a plain read of the versions it found.
             overwritten.clear();
+            for (role, _) in reads.iter_mut() {
+                if *role == Role::BeforeWrite {
+                    *role = Role::Statement;
+                }
+            }
         }
         let reinstalled: BTreeSet<i64> = installed.iter().map(|v| v.0).collect();
         observed.removed.push(

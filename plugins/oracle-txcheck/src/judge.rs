@@ -157,9 +157,43 @@ pub fn judge(
     if differing.is_empty() && tables.is_empty() {
         return Ok(Verdict::Pass);
     }
+    if let Some(at) = differing
+        .iter()
+        .find(|(at, t, a)| key_order_dependent(case, *at, t, a))
+        .map(|(at, _, _)| *at)
+    {
+        return Ok(undecided(format!(
+            "{} changes a key column of several rows: it succeeded in one run and collided with a key in the other, which depends on the order the DBMS visits the rows (unique keys are checked row by row), not on isolation",
+            label(case, at)
+        )));
+    }
     Ok(Verdict::Finding(finding(
         case, &units, &order, &sdg, &differing, &tables, dialect,
     )))
+}
+
+/// Whether `at` is an UPDATE of a PRIMARY KEY or UNIQUE column that
+/// succeeded in one run and failed with a constraint violation in the
+/// other, having matched more than one row: whether such an UPDATE collides
+/// midway depends on the order the DBMS visits the rows.
+fn key_order_dependent(case: &TestCase, at: StatementRef, a: &Outcome, b: &Outcome) -> bool {
+    let Some(Statement::Update(update)) = case.statement(at) else {
+        return false;
+    };
+    let Some(table) = case.schema.table(&update.table) else {
+        return false;
+    };
+    let keyed = |column: &str| {
+        std::iter::once(&table.primary_key)
+            .chain(&table.unique)
+            .any(|key| key.iter().any(|c| c == column))
+    };
+    if !update.assignments.iter().any(|x| keyed(&x.column)) {
+        return false;
+    }
+    let collided = |o: &Outcome| o.error().is_some_and(|e| e.class == ErrorClass::Constraint);
+    let several = |o: &Outcome| matches!(o, Outcome::Affected { rows } if *rows > 1);
+    (collided(a) && several(b)) || (collided(b) && several(a))
 }
 
 /// A committed read returned a version that no statement installed, or that
@@ -257,14 +291,17 @@ pub(crate) fn version_chains(
 /// must remove exactly those rows, at the versions that were the latest when
 /// it completed. Empty when they agree, and for statements that failed or
 /// have no before-write read.
+#[allow(clippy::too_many_arguments)]
 fn past_the_read(
     case: &TestCase,
     history: &History,
-    unit: &Unit,
+    units: &[Unit],
     u: usize,
+    committed: &[usize],
     observed: &Observed,
     chains: &BTreeMap<i64, Vec<(usize, Version)>>,
 ) -> Vec<String> {
+    let unit = &units[u];
     let record = history.record(unit.main).expect("shape checked");
     if record.outcome.error().is_some() {
         return Vec::new();
@@ -294,8 +331,12 @@ fn past_the_read(
                 }
             }
         }
-        Some(Statement::Delete(_)) => {
-            if let Outcome::Affected { rows } = record.outcome {
+        Some(statement @ (Statement::Delete(_) | Statement::Insert(_))) => {
+            // A REPLACE removes the rows its keys collide with; it counts
+            // affected rows its own way, so only a DELETE's count is checked.
+            let counted = matches!(statement, Statement::Delete(_));
+            if let (true, Outcome::Affected { rows }) = (counted, &record.outcome) {
+                let rows = *rows;
                 if rows != before.len() as u64 {
                     past.push(format!(
                         "it deleted {rows} rows, its read returned {}",
@@ -309,6 +350,11 @@ fn past_the_read(
                 .position(|x| *x == unit.main)
                 .unwrap_or(usize::MAX);
             for (&item, &seen) in &before {
+                if let Some(by) = removed_before(units, u, item, observed, committed, history, done)
+                {
+                    past.push(format!("item {item} was already removed by {by}"));
+                    continue;
+                }
                 let latest = chains
                     .get(&item)
                     .and_then(|chain| chain.iter().rfind(|(at, _)| *at <= done).map(|(_, v)| v.1));
@@ -323,6 +369,80 @@ fn past_the_read(
         _ => {}
     }
     past
+}
+
+/// Another committed unit that removed `item` before position `done`.
+fn removed_before(
+    units: &[Unit],
+    u: usize,
+    item: i64,
+    observed: &Observed,
+    committed: &[usize],
+    history: &History,
+    done: usize,
+) -> Option<StatementRef> {
+    committed.iter().copied().find_map(|d| {
+        let at = units[d].main;
+        (d != u
+            && observed.removed[d].contains(&item)
+            && history
+                .completion_order
+                .iter()
+                .position(|x| *x == at)
+                .is_some_and(|p| p < done))
+        .then_some(at)
+    })
+}
+
+/// Whether the unit's version-set read shows an older state of its table
+/// than the latest committed one when its statement completed: a version it
+/// holds was replaced or removed by then, or another transaction's row was
+/// added. A statement that reads the latest committed rows (a current read)
+/// then saw rows its unit's reads do not show.
+fn stale_view(
+    history: &History,
+    units: &[Unit],
+    u: usize,
+    committed: &[usize],
+    observed: &Observed,
+    chains: &BTreeMap<i64, Vec<(usize, Version)>>,
+) -> bool {
+    let unit = &units[u];
+    let Some(done) = history
+        .completion_order
+        .iter()
+        .position(|x| *x == unit.main)
+    else {
+        return true;
+    };
+    let Some((_, seen)) = observed.reads[u]
+        .iter()
+        .find(|(role, _)| *role == Role::VersionSet)
+    else {
+        return false;
+    };
+    let latest = |item: i64| {
+        chains
+            .get(&item)
+            .and_then(|chain| chain.iter().rfind(|(at, _)| *at <= done))
+            .map(|(_, v)| *v)
+    };
+    let replaced = seen.iter().any(|&(item, version)| {
+        latest(item).is_some_and(|v| v.1 != version)
+            || removed_before(units, u, item, observed, committed, history, done).is_some()
+    });
+    let seen_items: BTreeSet<i64> = seen.iter().map(|v| v.0).collect();
+    let added = committed.iter().any(|&w| {
+        units[w].table == unit.table
+            && units[w].txn != unit.txn
+            && matches!(history.transactions[units[w].txn].end, TxnEnd::Committed)
+            && observed.installed[w].iter().any(|v| {
+                !seen_items.contains(&v.0)
+                    && latest(v.0) == Some(*v)
+                    && removed_before(units, u, v.0, observed, committed, history, done).is_none()
+            })
+    });
+    replaced || added
 }
 
 /// A unit must stand for what its statement did. One that ran as one block
@@ -345,15 +465,45 @@ fn units_as_one_block(
     let mut read_at_end = BTreeSet::new();
     for &u in committed {
         let unit = &units[u];
-        let past = past_the_read(case, history, unit, u, observed, chains);
+        let past = past_the_read(case, history, units, u, committed, observed, chains);
         let statement = case.statement(unit.main);
+        let level = case.transactions[unit.txn].isolation;
+        let current_read = dialect.engine.waited_locking_reads_see_new_commits
+            && dialect
+                .level(level)
+                .is_some_and(|l| l.write_reads == WriteReads::LatestCommitted);
+        let outcome = &history.record(unit.main).expect("shape checked").outcome;
+        // Where locking reads and writes read the latest committed rows,
+        // a locking read is ordered by time (its version-set read may be
+        // older), and a write that failed or an INSERT (whose key check
+        // read the latest rows) cannot be placed when its version-set read
+        // is older than the rows it checked.
+        if current_read && past.is_empty() {
+            match statement {
+                Some(s) if s.is_locking_read() => {
+                    if read_the_latest(history, unit, u, observed, chains) {
+                        read_at_end.insert(u);
+                        continue;
+                    }
+                    return Err(Box::new(undecided(format!(
+                        "{} read rows that were not the latest committed ones when it completed, and its reads read the latest committed rows",
+                        label(case, unit.main)
+                    ))));
+                }
+                Some(s)
+                    if ((s.is_write() && outcome.error().is_some())
+                        || matches!(s, Statement::Insert(_)))
+                        && stale_view(history, units, u, committed, observed, chains) =>
+                {
+                    return Err(Box::new(undecided(format!(
+                        "{} checked keys or rows on the latest committed data, newer than what its transaction's reads show; which rows it saw is unknown",
+                        label(case, unit.main)
+                    ))));
+                }
+                _ => {}
+            }
+        }
         if let Some((at, intruder)) = first_split(unit, history) {
-            let outcome = &history.record(unit.main).expect("shape checked").outcome;
-            let level = case.transactions[unit.txn].isolation;
-            let current_read = dialect.engine.waited_locking_reads_see_new_commits
-                && dialect
-                    .level(level)
-                    .is_some_and(|l| l.write_reads == WriteReads::LatestCommitted);
             let explained = match statement {
                 Some(Statement::Update(_) | Statement::Delete(_)) => past.is_empty(),
                 Some(Statement::Select(_))
@@ -383,7 +533,6 @@ fn units_as_one_block(
             continue;
         }
         let at = unit.main;
-        let level = case.transactions[at.txn()].isolation;
         let reads_latest = dialect
             .level(level)
             .is_some_and(|l| l.write_reads == WriteReads::LatestCommitted);
