@@ -422,11 +422,6 @@ pub fn engine(flavor: Flavor) -> EngineSemantics {
             // records as it scans them): an UPDATE that waits for a lock has
             // already changed the rows it reached (seen on MariaDB 10.11).
             dirty_reads_see_partial_writes: true,
-            // innodb-locking-reads page: a locking read reads "the latest
-            // available data", i.e. every row as last committed when the read
-            // runs, after any wait (seen on MariaDB 10.11: a FOR UPDATE that
-            // waited returned a row another transaction inserted meanwhile).
-            waited_locking_reads_see_new_commits: true,
             notes: vec![
                 format!("An UPDATE that sets a column to the value it already has does not update it ({MYSQL_UPDATE}), so the row keeps its version and the updater's snapshot reads keep showing the snapshot's version ({MDEV_26642}, a design decision)."),
                 format!("A storage engine may perform REPLACE as an update of the existing row rather than a delete and an insert ({MYSQL_REPLACE})."),
@@ -453,8 +448,6 @@ pub fn engine(flavor: Flavor) -> EngineSemantics {
             // TiDB offers no READ UNCOMMITTED (see `levels`): no read sees
             // uncommitted writes.
             dirty_reads_see_partial_writes: false,
-            // The cautious default: not documented for TiDB.
-            waited_locking_reads_see_new_commits: false,
             notes: vec![
                 format!("A same-value UPDATE leaves the row's version as it was for the updater's snapshot reads ({TIDB_28212})."),
                 format!("Snapshots are taken when the transaction starts (REPEATABLE READ) or per statement (READ COMMITTED), never deferred to a later read ({TIDB_ISOLATION})."),

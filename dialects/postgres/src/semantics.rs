@@ -83,10 +83,6 @@ pub fn engine(flavor: Flavor) -> EngineSemantics {
             // transaction-iso.html table 13.1: dirty reads are not possible in
             // PostgreSQL at any level.
             dirty_reads_see_partial_writes: false,
-            // transaction-iso.html, READ COMMITTED: a waiting UPDATE, DELETE or
-            // SELECT FOR UPDATE re-checks the rows its snapshot found and does
-            // not see rows committed meanwhile.
-            waited_locking_reads_see_new_commits: false,
             notes: vec![
                 format!("An UPDATE writes a new row version even when no value changes ({PG_TRIGGER_FUNCTIONS_DOC}, suppress_redundant_updates_trigger)."),
                 format!("FOR SHARE locks every row it returns, so UPDATE, DELETE and FOR UPDATE of those rows wait for it ({PG_SELECT_LOCKING_DOC}; {PG_LOCKING_DOC}, 13.3.2)."),
@@ -109,10 +105,6 @@ pub fn engine(flavor: Flavor) -> EngineSemantics {
             // read-committed: statements see data committed before they began;
             // there is no READ UNCOMMITTED level.
             dirty_reads_see_partial_writes: false,
-            // transaction-iso.html, READ COMMITTED: a waiting UPDATE, DELETE or
-            // SELECT FOR UPDATE re-checks the rows its snapshot found and does
-            // not see rows committed meanwhile.
-            waited_locking_reads_see_new_commits: false,
             notes: vec![
                 format!("Snapshots are taken when the transaction starts (SERIALIZABLE) or per statement (READ COMMITTED), and no read sees uncommitted data ({CRDB_TXN_LAYER_DOC}#reading; {CRDB_READ_COMMITTED_DOC})."),
             ],

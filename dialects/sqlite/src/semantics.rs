@@ -48,8 +48,6 @@ pub fn engine() -> EngineSemantics {
         // isolation.html: changes are invisible to other connections until
         // they commit; the level offered has no dirty reads.
         dirty_reads_see_partial_writes: false,
-        // SQLite has no locking reads.
-        waited_locking_reads_see_new_commits: false,
         notes: vec![
             format!("A transaction writes only while its snapshot is the latest ({BUSY_SNAPSHOT_DOC}), so its reads see every row it updated as it wrote it."),
             format!("REPLACE deletes the rows that collide and then inserts the new row ({CONFLICT_DOC})."),

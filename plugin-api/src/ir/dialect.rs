@@ -257,13 +257,6 @@ pub struct EngineSemantics {
     /// the write may have changed the rows it reached before it waited.
     /// Default true: such a read then matches no single state of the rows.
     pub dirty_reads_see_partial_writes: bool,
-    /// A locking read (FOR UPDATE, FOR SHARE, or a read the level makes
-    /// locking) that waited for a lock reads, when it goes on, the latest
-    /// committed version of every row, rows committed while it waited
-    /// included (InnoDB's "current read"). Default false: PostgreSQL re-checks
-    /// only the rows its statement's snapshot found (EvalPlanQual), so rows
-    /// inserted while it waited stay invisible to it. IR 1.1.
-    pub waited_locking_reads_see_new_commits: bool,
     /// Short statements of these facts, each with its source.
     pub notes: Vec<String>,
 }
@@ -277,7 +270,6 @@ impl Default for EngineSemantics {
             shared_reads_may_lock_only_a_covering_index: true,
             first_read_snapshot_needs_table_access: true,
             dirty_reads_see_partial_writes: true,
-            waited_locking_reads_see_new_commits: false,
             notes: Vec::new(),
         }
     }
@@ -484,7 +476,6 @@ mod tests {
             shared_reads_may_lock_only_a_covering_index: false,
             first_read_snapshot_needs_table_access: false,
             dirty_reads_see_partial_writes: false,
-            waited_locking_reads_see_new_commits: true,
             notes: vec!["n".into()],
         };
         let json = serde_json::to_string(&facts).unwrap();

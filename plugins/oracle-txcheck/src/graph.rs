@@ -227,11 +227,10 @@ impl Sdg {
 pub struct Timing<'a> {
     /// A statement's position in the actual execution order.
     pub completed: &'a dyn Fn(StatementRef) -> Option<usize>,
-    /// Units whose read waited for a lock midway and then read the latest
-    /// committed rows (a current read): their version-set read is stale, so
-    /// they are ordered after every transaction that committed before the
-    /// read completed and before every other, among the writers of their
-    /// table.
+    /// Locking reads that read the latest committed rows when they ran
+    /// (their version-set read is the snapshot, possibly older): they are
+    /// ordered after every transaction that committed before the read
+    /// completed and before every other, among the writers of their table.
     pub read_at_end: &'a BTreeSet<usize>,
     /// Where each transaction's end (COMMIT) completed.
     pub ended: &'a dyn Fn(usize) -> Option<usize>,
@@ -373,7 +372,8 @@ pub fn build(
             }
         }
     }
-    // Current reads that waited: after what committed before them.
+    // Locking reads of the latest committed rows: after what committed
+    // before them, before the rest.
     for &r in timing.read_at_end {
         let done = completed(units[r].main);
         for &w in included {

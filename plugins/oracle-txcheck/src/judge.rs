@@ -468,10 +468,12 @@ fn units_as_one_block(
         let past = past_the_read(case, history, units, u, committed, observed, chains);
         let statement = case.statement(unit.main);
         let level = case.transactions[unit.txn].isolation;
-        let current_read = dialect.engine.waited_locking_reads_see_new_commits
-            && dialect
-                .level(level)
-                .is_some_and(|l| l.write_reads == WriteReads::LatestCommitted);
+        // Locking reads read like writes: at such a level the latest
+        // committed rows when they run, not the snapshot plain reads see.
+        let current_read = dialect
+            .level(level)
+            .is_some_and(|l| l.write_reads == WriteReads::LatestCommitted);
+        let split = first_split(unit, history);
         let outcome = &history.record(unit.main).expect("shape checked").outcome;
         // Where locking reads and writes read the latest committed rows,
         // a locking read is ordered by time (its version-set read may be
@@ -480,7 +482,11 @@ fn units_as_one_block(
         // is older than the rows it checked.
         if current_read && past.is_empty() {
             match statement {
-                Some(s) if s.is_locking_read() => {
+                // One that waited read part of its rows before the wait and
+                // part after (InnoDB goes on scanning where it stopped;
+                // PostgreSQL re-checks only what its snapshot found): left
+                // to the split rule below.
+                Some(s) if s.is_locking_read() && split.is_none() => {
                     if read_the_latest(history, unit, u, observed, chains) {
                         read_at_end.insert(u);
                         continue;
@@ -503,15 +509,9 @@ fn units_as_one_block(
                 _ => {}
             }
         }
-        if let Some((at, intruder)) = first_split(unit, history) {
+        if let Some((at, intruder)) = split {
             let explained = match statement {
                 Some(Statement::Update(_) | Statement::Delete(_)) => past.is_empty(),
-                Some(Statement::Select(_))
-                    if current_read && read_the_latest(history, unit, u, observed, chains) =>
-                {
-                    read_at_end.insert(u);
-                    true
-                }
                 Some(Statement::Insert(insert)) => {
                     insert.on_conflict != OnConflict::Replace
                         && matches!(outcome, Outcome::Affected { rows } if *rows == insert.rows.len() as u64)
@@ -565,9 +565,9 @@ fn units_as_one_block(
     Ok(read_at_end)
 }
 
-/// Whether a read that waited returned, for every row it returned, the
-/// latest committed version when it completed (or its own transaction's):
-/// what a current read returns.
+/// Whether a locking read returned, for every row it returned, the latest
+/// committed version when it ran (or its own transaction's): what a read of
+/// the latest committed rows returns.
 fn read_the_latest(
     history: &History,
     unit: &Unit,

@@ -58,7 +58,6 @@ pub fn innodb_engine() -> EngineSemantics {
         shared_reads_may_lock_only_a_covering_index: true,
         first_read_snapshot_needs_table_access: true,
         dirty_reads_see_partial_writes: true,
-        waited_locking_reads_see_new_commits: true,
         notes: vec!["test engine facts of InnoDB".into()],
     }
 }
@@ -73,7 +72,6 @@ pub fn strict_engine() -> EngineSemantics {
         shared_reads_may_lock_only_a_covering_index: false,
         first_read_snapshot_needs_table_access: false,
         dirty_reads_see_partial_writes: false,
-        waited_locking_reads_see_new_commits: false,
         notes: vec![],
     }
 }
