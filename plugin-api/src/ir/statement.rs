@@ -1,6 +1,6 @@
 //! The statements a test case is made of: a small SQL AST.
 
-use super::Expr;
+use super::{Expr, Query};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -20,6 +20,12 @@ pub enum Statement {
     Insert(Insert),
     Update(Update),
     Delete(Delete),
+    /// A read over one table or a join, with aggregates and GROUP BY
+    /// ([`Query`]); it takes no row locks. Boxed only to keep `Statement`
+    /// small; the JSON is the query's. IR 1.1.
+    Query(Box<Query>),
+    /// `INSERT INTO table (columns) SELECT …`. IR 1.1.
+    InsertSelect(Box<InsertSelect>),
 }
 
 impl Statement {
@@ -41,7 +47,10 @@ impl Statement {
     pub fn is_write(&self) -> bool {
         matches!(
             self,
-            Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_)
+            Statement::Insert(_)
+                | Statement::Update(_)
+                | Statement::Delete(_)
+                | Statement::InsertSelect(_)
         )
     }
 
@@ -50,15 +59,103 @@ impl Statement {
         matches!(self, Statement::Select(s) if s.lock != RowLock::None)
     }
 
-    /// The table the statement reads or writes, if any.
+    /// The table the statement reads or writes, if any: the target of a
+    /// write, the table of a SELECT, the FROM table of a [`Statement::Query`].
+    /// [`Statement::tables`] lists every table a statement names.
     pub fn table(&self) -> Option<&str> {
         match self {
             Statement::Select(s) => Some(&s.table),
             Statement::Insert(s) => Some(&s.table),
             Statement::Update(s) => Some(&s.table),
             Statement::Delete(s) => Some(&s.table),
+            Statement::Query(q) => Some(&q.table),
+            Statement::InsertSelect(s) => Some(&s.table),
             _ => None,
         }
+    }
+
+    /// Every table the statement reads, each once, in order of appearance,
+    /// subqueries and joins included (IR 1.1): the table of a SELECT, UPDATE
+    /// or DELETE (which read the rows they filter) first; for an INSERT only
+    /// the tables its values' subqueries read; for INSERT … SELECT the
+    /// query's tables (not the target, unless the query reads it).
+    pub fn tables_read(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        let exprs: Vec<&Expr> = match self {
+            Statement::Select(s) => {
+                out.push(s.table.as_str());
+                let projection = match &s.projection {
+                    Projection::All => &[][..],
+                    Projection::Exprs(exprs) => exprs,
+                };
+                projection
+                    .iter()
+                    .chain(s.filter.iter())
+                    .chain(&s.order_by)
+                    .collect()
+            }
+            Statement::Insert(s) => s.rows.iter().flatten().collect(),
+            Statement::Update(s) => {
+                out.push(s.table.as_str());
+                s.assignments
+                    .iter()
+                    .map(|a| &a.value)
+                    .chain(s.filter.iter())
+                    .collect()
+            }
+            Statement::Delete(s) => {
+                out.push(s.table.as_str());
+                s.filter.iter().collect()
+            }
+            Statement::Query(q) => {
+                q.collect_tables(&mut out);
+                Vec::new()
+            }
+            Statement::InsertSelect(s) => {
+                s.query.collect_tables(&mut out);
+                Vec::new()
+            }
+            _ => Vec::new(),
+        };
+        for e in exprs {
+            e.collect_tables(&mut out);
+        }
+        out
+    }
+
+    /// Whether the statement has a subquery anywhere (IR 1.1).
+    pub fn has_subquery(&self) -> bool {
+        match self {
+            Statement::Select(s) => {
+                let projection = match &s.projection {
+                    Projection::All => &[][..],
+                    Projection::Exprs(exprs) => exprs,
+                };
+                projection
+                    .iter()
+                    .chain(s.filter.iter())
+                    .chain(&s.order_by)
+                    .any(Expr::has_subquery)
+            }
+            Statement::Insert(s) => s.rows.iter().flatten().any(Expr::has_subquery),
+            Statement::Update(s) => s
+                .assignments
+                .iter()
+                .map(|a| &a.value)
+                .chain(s.filter.iter())
+                .any(Expr::has_subquery),
+            Statement::Delete(s) => s.filter.iter().any(Expr::has_subquery),
+            Statement::Query(q) => q.exprs().any(Expr::has_subquery),
+            Statement::InsertSelect(s) => s.query.exprs().any(Expr::has_subquery),
+            _ => false,
+        }
+    }
+
+    /// Whether the statement uses a form IR 1.1 added for queries: a
+    /// [`Statement::Query`], an [`InsertSelect`], or a subquery. Oracles that
+    /// model one table per statement answer undecided on these.
+    pub fn uses_query_forms(&self) -> bool {
+        matches!(self, Statement::Query(_) | Statement::InsertSelect(_)) || self.has_subquery()
     }
 
     /// A short name of the statement kind for summaries ("UPDATE", "SELECT FOR UPDATE", …).
@@ -80,6 +177,12 @@ impl Statement {
             },
             Statement::Update(_) => "UPDATE",
             Statement::Delete(_) => "DELETE",
+            Statement::Query(_) => "QUERY",
+            Statement::InsertSelect(i) => match i.on_conflict {
+                OnConflict::Error => "INSERT SELECT",
+                OnConflict::Replace => "REPLACE SELECT",
+                OnConflict::Ignore => "INSERT IGNORE SELECT",
+            },
         }
     }
 }
@@ -154,4 +257,15 @@ pub struct Delete {
     pub table: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter: Option<Expr>,
+}
+
+/// `INSERT INTO table (columns) SELECT …`: the query's rows, its projection
+/// index-aligned with `columns`. IR 1.1.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InsertSelect {
+    pub table: String,
+    pub columns: Vec<String>,
+    pub query: Query,
+    #[serde(default)]
+    pub on_conflict: OnConflict,
 }
