@@ -345,4 +345,54 @@ mod tests {
         assert!(join_query().is_aggregate());
         assert!(!Query::from_table("t", vec![Expr::column("a")]).is_aggregate());
     }
+
+    #[test]
+    fn query_forms_are_named_for_undecided_reasons() {
+        assert_eq!(
+            Statement::Query(Box::new(join_query()))
+                .query_form()
+                .unwrap(),
+            "is a query over `t1`, `t2`, `t3`, `t4` with aggregates"
+        );
+        let delete = Statement::Delete(Delete {
+            table: "t1".into(),
+            filter: Some(Expr::InSubquery {
+                operand: Box::new(Expr::column("k")),
+                query: Box::new(Query::from_table("t1", vec![Expr::column("k")])),
+                negated: false,
+            }),
+        });
+        assert_eq!(
+            delete.query_form().unwrap(),
+            "(DELETE) reads `t1` through a subquery"
+        );
+        let insert = Statement::InsertSelect(Box::new(InsertSelect {
+            table: "t1".into(),
+            columns: vec!["k".into()],
+            query: Query::from_table("t2", vec![Expr::column("k")]),
+            on_conflict: OnConflict::Error,
+        }));
+        assert_eq!(
+            insert.query_form().unwrap(),
+            "is an INSERT … SELECT into `t1` reading `t2`"
+        );
+        assert_eq!(Statement::Commit.query_form(), None);
+        let case = TestCase {
+            seed: 0,
+            generator: "test".into(),
+            schema: Schema::default(),
+            initial_rows: vec![],
+            transactions: vec![Transaction {
+                isolation: IsolationLevel::ReadCommitted,
+                kind: TxnKind::Explicit,
+                statements: vec![Statement::Begin, delete, Statement::Commit],
+            }],
+            submitted_order: (0..3).map(|s| StatementRef::new(0, s)).collect(),
+            intent: None,
+        };
+        assert_eq!(
+            case.first_query_form().unwrap(),
+            "T1.2 (DELETE) reads `t1` through a subquery"
+        );
+    }
 }

@@ -74,16 +74,11 @@ impl Statement {
         }
     }
 
-    /// Every table the statement reads, each once, in order of appearance,
-    /// subqueries and joins included (IR 1.1): the table of a SELECT, UPDATE
-    /// or DELETE (which read the rows they filter) first; for an INSERT only
-    /// the tables its values' subqueries read; for INSERT … SELECT the
-    /// query's tables (not the target, unless the query reads it).
-    pub fn tables_read(&self) -> Vec<&str> {
-        let mut out = Vec::new();
-        let exprs: Vec<&Expr> = match self {
+    /// The expressions of a SELECT, INSERT, UPDATE or DELETE (projection,
+    /// values, assignments, filter, ORDER BY); none for the other statements.
+    fn exprs(&self) -> Vec<&Expr> {
+        match self {
             Statement::Select(s) => {
-                out.push(s.table.as_str());
                 let projection = match &s.projection {
                     Projection::All => &[][..],
                     Projection::Exprs(exprs) => exprs,
@@ -95,29 +90,33 @@ impl Statement {
                     .collect()
             }
             Statement::Insert(s) => s.rows.iter().flatten().collect(),
-            Statement::Update(s) => {
-                out.push(s.table.as_str());
-                s.assignments
-                    .iter()
-                    .map(|a| &a.value)
-                    .chain(s.filter.iter())
-                    .collect()
-            }
-            Statement::Delete(s) => {
-                out.push(s.table.as_str());
-                s.filter.iter().collect()
-            }
-            Statement::Query(q) => {
-                q.collect_tables(&mut out);
-                Vec::new()
-            }
-            Statement::InsertSelect(s) => {
-                s.query.collect_tables(&mut out);
-                Vec::new()
-            }
+            Statement::Update(s) => s
+                .assignments
+                .iter()
+                .map(|a| &a.value)
+                .chain(s.filter.iter())
+                .collect(),
+            Statement::Delete(s) => s.filter.iter().collect(),
             _ => Vec::new(),
-        };
-        for e in exprs {
+        }
+    }
+
+    /// Every table the statement reads, each once, in order of appearance,
+    /// subqueries and joins included (IR 1.1): the table of a SELECT, UPDATE
+    /// or DELETE (which read the rows they filter) first; for an INSERT only
+    /// the tables its values' subqueries read; for INSERT … SELECT the
+    /// query's tables (not the target, unless the query reads it).
+    pub fn tables_read(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        match self {
+            Statement::Select(s) => out.push(s.table.as_str()),
+            Statement::Update(s) => out.push(s.table.as_str()),
+            Statement::Delete(s) => out.push(s.table.as_str()),
+            Statement::Query(q) => q.collect_tables(&mut out),
+            Statement::InsertSelect(s) => s.query.collect_tables(&mut out),
+            _ => {}
+        }
+        for e in self.exprs() {
             e.collect_tables(&mut out);
         }
         out
@@ -126,28 +125,9 @@ impl Statement {
     /// Whether the statement has a subquery anywhere (IR 1.1).
     pub fn has_subquery(&self) -> bool {
         match self {
-            Statement::Select(s) => {
-                let projection = match &s.projection {
-                    Projection::All => &[][..],
-                    Projection::Exprs(exprs) => exprs,
-                };
-                projection
-                    .iter()
-                    .chain(s.filter.iter())
-                    .chain(&s.order_by)
-                    .any(Expr::has_subquery)
-            }
-            Statement::Insert(s) => s.rows.iter().flatten().any(Expr::has_subquery),
-            Statement::Update(s) => s
-                .assignments
-                .iter()
-                .map(|a| &a.value)
-                .chain(s.filter.iter())
-                .any(Expr::has_subquery),
-            Statement::Delete(s) => s.filter.iter().any(Expr::has_subquery),
             Statement::Query(q) => q.exprs().any(Expr::has_subquery),
             Statement::InsertSelect(s) => s.query.exprs().any(Expr::has_subquery),
-            _ => false,
+            other => other.exprs().into_iter().any(Expr::has_subquery),
         }
     }
 
@@ -156,6 +136,47 @@ impl Statement {
     /// model one table per statement answer undecided on these.
     pub fn uses_query_forms(&self) -> bool {
         matches!(self, Statement::Query(_) | Statement::InsertSelect(_)) || self.has_subquery()
+    }
+
+    /// The IR 1.1 query form the statement uses, in words that follow the
+    /// statement's label in an undecided verdict's reason ("T1.2 reads `t2`
+    /// through a subquery"); `None` for a statement without one.
+    pub fn query_form(&self) -> Option<String> {
+        let names = |tables: Vec<&str>| {
+            tables
+                .iter()
+                .map(|t| format!("`{t}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            Statement::Query(q) => Some(format!(
+                "is a query over {}{}",
+                names(q.tables()),
+                if q.is_aggregate() {
+                    " with aggregates"
+                } else {
+                    ""
+                }
+            )),
+            Statement::InsertSelect(s) => Some(format!(
+                "is an INSERT … SELECT into `{}` reading {}",
+                s.table,
+                names(s.query.tables())
+            )),
+            other if other.has_subquery() => {
+                let mut tables = Vec::new();
+                for e in other.exprs() {
+                    e.collect_tables(&mut tables);
+                }
+                Some(format!(
+                    "({}) reads {} through a subquery",
+                    other.kind_name(),
+                    names(tables)
+                ))
+            }
+            _ => None,
+        }
     }
 
     /// A short name of the statement kind for summaries ("UPDATE", "SELECT FOR UPDATE", …).
