@@ -322,3 +322,35 @@ fn insert_select_inserts_the_querys_rows_or_nothing() {
     );
     assert_eq!(outcome, Outcome::Affected { rows: before });
 }
+
+/// The sample query forms every dialect renders also run here, on one row
+/// per table: none is refused as a statement the interpreter cannot read.
+#[test]
+fn the_render_samples_run() {
+    let schema = crate::render_samples::every_type_schema('"');
+    let accounts = &schema.tables[0];
+    let odd = &schema.tables[1];
+    let rows = vec![
+        rows_of(
+            accounts,
+            vec![vec![
+                v(1),
+                v(5),
+                Value::Float(0.5),
+                Value::Decimal("1.00".into()),
+                t("a"),
+                t("n"),
+                Value::Bool(true),
+            ]],
+        ),
+        rows_of(odd, vec![vec![v(1), v(1), v(3)]]),
+    ];
+    for (label, statement) in crate::render_samples::query_forms('"') {
+        let mut db = MemoryDb::with_rows(&schema, &rows).unwrap();
+        let s = db.open_session(IsolationLevel::Serializable).unwrap();
+        let outcome = db.execute(s, &statement).unwrap();
+        if let Outcome::Error(e) = &outcome {
+            assert_ne!(e.class, ErrorClass::Syntax, "{label}: {e}");
+        }
+    }
+}
