@@ -365,3 +365,25 @@ pub fn query_forms(quote: char) -> Vec<(&'static str, Statement)> {
         ),
     ]
 }
+
+/// Rows to insert before [`query_forms`] when a suite runs them on a server:
+/// account 1 and one row of the second table, so that every form finds rows
+/// and none breaks a constraint (the aggregate INSERT … SELECT would insert a
+/// NULL key into empty tables).
+pub fn query_forms_fill(quote: char) -> Vec<Statement> {
+    let key = format!("a {quote}b{quote}");
+    vec![
+        insert(
+            "accounts",
+            &["id", "big", "flag"],
+            vec![vec![Value::Int(1), Value::Int(5), Value::Bool(true)]],
+            OnConflict::Error,
+        ),
+        insert(
+            &odd_table_name(quote),
+            &[key.as_str(), "line", "qty"],
+            vec![vec![Value::Int(2), Value::Int(2), Value::Int(7)]],
+            OnConflict::Error,
+        ),
+    ]
+}
