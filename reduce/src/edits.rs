@@ -215,9 +215,23 @@ fn columns_used(statement: &Statement, used: &mut BTreeSet<(String, String)>) {
 
 pub fn schema_units(case: &TestCase) -> Vec<SchemaUnit> {
     let statements = || case.transactions.iter().flat_map(|t| &t.statements);
-    let named: BTreeSet<&str> = statements().filter_map(Statement::table).collect();
+    // IR 1.1: a table read only through a join or a subquery is named too.
+    let named: BTreeSet<&str> = statements()
+        .flat_map(|s| s.table().into_iter().chain(s.tables_read()))
+        .collect();
     let mut used = BTreeSet::new();
     statements().for_each(|s| columns_used(s, &mut used));
+    // A statement in an IR 1.1 query form (aliases, subqueries) keeps every
+    // column of every table it reads: its own columns are not followed here.
+    for s in statements().filter(|s| s.uses_query_forms()) {
+        for name in s.tables_read().into_iter().chain(s.table()) {
+            if let Some(table) = case.schema.table(name) {
+                for c in &table.columns {
+                    used.insert((table.name.clone(), c.name.clone()));
+                }
+            }
+        }
+    }
     // Tables go first: a table that goes takes its indexes and columns along.
     let mut tables = Vec::new();
     let mut parts = Vec::new();

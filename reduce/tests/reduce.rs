@@ -372,3 +372,34 @@ proptest! {
         prop_assert_eq!(first.steps, second.steps);
     }
 }
+
+/// A table read only through a subquery stays, with every column of it and
+/// of the statement's own table: the reducer does not follow aliases and
+/// subqueries (IR 1.1).
+#[test]
+fn tables_and_columns_read_through_query_forms_stay() {
+    let t = table(
+        "t",
+        vec![col("id", ColumnType::Int), col("v", ColumnType::Int)],
+        &["id"],
+    );
+    let u = table(
+        "u",
+        vec![col("k", ColumnType::Int), col("n", ColumnType::Int)],
+        &["k"],
+    );
+    let in_u = in_query(
+        c("id"),
+        query("u", Some("s"), vec![qc("s", "k")], None),
+        false,
+    );
+    let case = case_of(
+        Schema { tables: vec![t, u] },
+        vec![],
+        vec![explicit(
+            IsolationLevel::Serializable,
+            vec![Statement::Begin, delete("t", Some(in_u)), Statement::Commit],
+        )],
+    );
+    assert_eq!(schema_units(&case), []);
+}

@@ -2,7 +2,9 @@
 //! table's new rows aside and installs them only on success, so a failing
 //! statement changes nothing.
 
-use crate::eval::{check_columns, convert, eval, keeps, order_cmp, resolve, EvalError, Scope};
+use crate::eval::{
+    check_columns, convert, eval, keeps, order_cmp, resolve, Db, EvalError, Frame, Scope,
+};
 use std::cmp::Ordering;
 use txlab_plugin_api::prelude::*;
 
@@ -16,6 +18,12 @@ pub fn execute(schema: &Schema, tables: &mut [Rows], statement: &Statement) -> O
         Statement::Insert(insert) => run_insert(schema, tables, insert),
         Statement::Update(update) => run_update(schema, tables, update),
         Statement::Delete(delete) => run_delete(schema, tables, delete),
+        Statement::Query(query) => {
+            let db = Db { schema, tables };
+            crate::query::run_query(query, db, None)
+                .map(|(columns, rows)| Outcome::Rows { columns, rows })
+        }
+        Statement::InsertSelect(insert) => run_insert_select(schema, tables, insert),
         other => Err(EvalError::Syntax(format!(
             "{} is not a data statement",
             other.kind_name()
@@ -33,11 +41,8 @@ fn lookup<'a>(schema: &'a Schema, name: &str) -> Result<(usize, &'a Table), Eval
         .ok_or_else(|| EvalError::Syntax(format!("unknown table `{name}`")))
 }
 
-fn scope<'a>(table: &'a Table, row: &'a [Value]) -> Scope<'a> {
-    Scope {
-        table,
-        row: Some(row),
-    }
+fn scope<'a>(frame: &'a Frame<'a>, row: &'a [Value], db: Db<'a>) -> Scope<'a> {
+    Scope::new(frame, Some(row), Some(db))
 }
 
 fn run_select(schema: &Schema, tables: &[Rows], select: &Select) -> Result<Outcome, EvalError> {
@@ -54,21 +59,23 @@ fn run_select(schema: &Schema, tables: &[Rows], select: &Select) -> Result<Outco
     {
         check_columns(expr, table, true)?;
     }
+    let frame = Frame::single(table);
+    let db = Db { schema, tables };
     let mut selected = Vec::new();
     for row in &tables[index] {
-        if !keeps(select.filter.as_ref(), scope(table, row))? {
+        if !keeps(select.filter.as_ref(), scope(&frame, row, db))? {
             continue;
         }
         let keys = select
             .order_by
             .iter()
-            .map(|e| eval(e, scope(table, row)))
+            .map(|e| eval(e, scope(&frame, row, db)))
             .collect::<Result<Vec<_>, _>>()?;
         let values = match projection {
             None => row.clone(),
             Some(exprs) => exprs
                 .iter()
-                .map(|e| eval(e, scope(table, row)))
+                .map(|e| eval(e, scope(&frame, row, db)))
                 .collect::<Result<Vec<_>, _>>()?,
         };
         selected.push((keys, values));
@@ -92,9 +99,14 @@ fn run_select(schema: &Schema, tables: &[Rows], select: &Select) -> Result<Outco
 }
 
 fn run_insert(schema: &Schema, tables: &mut [Rows], insert: &Insert) -> Result<Outcome, EvalError> {
-    let (index, table) = lookup(schema, &insert.table)?;
+    let (_, table) = lookup(schema, &insert.table)?;
     let targets = distinct_columns(table, insert.columns.iter().map(String::as_str))?;
-    let mut new_rows = Vec::with_capacity(insert.rows.len());
+    let frame = Frame::empty();
+    let db = Db {
+        schema,
+        tables: &*tables,
+    };
+    let mut values_rows = Vec::with_capacity(insert.rows.len());
     for values in &insert.rows {
         if values.len() != targets.len() {
             return Err(EvalError::Syntax(format!(
@@ -103,10 +115,67 @@ fn run_insert(schema: &Schema, tables: &mut [Rows], insert: &Insert) -> Result<O
                 targets.len()
             )));
         }
-        let mut row = vec![Value::Null; table.columns.len()];
-        for (&column, expr) in targets.iter().zip(values) {
+        let mut row = Vec::with_capacity(values.len());
+        for expr in values {
             check_columns(expr, table, false)?;
-            let value = eval(expr, Scope { table, row: None })?;
+            row.push(eval(expr, Scope::new(&frame, None, Some(db)))?);
+        }
+        values_rows.push(row);
+    }
+    insert_values(
+        schema,
+        tables,
+        &insert.table,
+        &insert.columns,
+        values_rows,
+        insert.on_conflict,
+    )
+}
+
+/// INSERT … SELECT (IR 1.1): the query reads the tables as the statement
+/// found them, then its rows are inserted as VALUES rows would be.
+fn run_insert_select(
+    schema: &Schema,
+    tables: &mut [Rows],
+    insert: &InsertSelect,
+) -> Result<Outcome, EvalError> {
+    if insert.query.projection.len() != insert.columns.len() {
+        return Err(EvalError::Syntax(format!(
+            "INSERT … SELECT projects {} values for {} columns",
+            insert.query.projection.len(),
+            insert.columns.len()
+        )));
+    }
+    let db = Db {
+        schema,
+        tables: &*tables,
+    };
+    let (_, rows) = crate::query::run_query(&insert.query, db, None)?;
+    insert_values(
+        schema,
+        tables,
+        &insert.table,
+        &insert.columns,
+        rows,
+        insert.on_conflict,
+    )
+}
+
+/// Inserts evaluated rows of `columns`' values into `table_name`.
+fn insert_values(
+    schema: &Schema,
+    tables: &mut [Rows],
+    table_name: &str,
+    columns: &[String],
+    values_rows: Rows,
+    on_conflict: OnConflict,
+) -> Result<Outcome, EvalError> {
+    let (index, table) = lookup(schema, table_name)?;
+    let targets = distinct_columns(table, columns.iter().map(String::as_str))?;
+    let mut new_rows = Vec::with_capacity(values_rows.len());
+    for values in values_rows {
+        let mut row = vec![Value::Null; table.columns.len()];
+        for (&column, value) in targets.iter().zip(values) {
             row[column] = convert(value, table.columns[column].ty)?;
         }
         check_not_null(table, &row)?;
@@ -127,7 +196,7 @@ fn run_insert(schema: &Schema, tables: &mut [Rows], insert: &Insert) -> Result<O
             affected += 1;
             continue;
         }
-        match insert.on_conflict {
+        match on_conflict {
             OnConflict::Error => {
                 return Err(EvalError::Constraint(format!(
                     "duplicate key in table `{}`: {} collides with {}",
@@ -161,16 +230,22 @@ fn run_update(schema: &Schema, tables: &mut [Rows], update: &Update) -> Result<O
     {
         check_columns(expr, table, true)?;
     }
+    let frame = Frame::single(table);
+    // Subqueries read the tables as the statement found them.
+    let db = Db {
+        schema,
+        tables: &*tables,
+    };
     let mut result = tables[index].clone();
     let mut affected = 0u64;
     for row in &mut result {
-        if !keeps(update.filter.as_ref(), scope(table, row))? {
+        if !keeps(update.filter.as_ref(), scope(&frame, row, db))? {
             continue;
         }
         // Every assignment sees the old row, as the SQL standard says.
         let mut new_row = row.clone();
         for (&column, assignment) in targets.iter().zip(&update.assignments) {
-            let value = eval(&assignment.value, scope(table, row))?;
+            let value = eval(&assignment.value, scope(&frame, row, db))?;
             new_row[column] = convert(value, table.columns[column].ty)?;
         }
         check_not_null(table, &new_row)?;
@@ -188,10 +263,15 @@ fn run_delete(schema: &Schema, tables: &mut [Rows], delete: &Delete) -> Result<O
     if let Some(filter) = &delete.filter {
         check_columns(filter, table, true)?;
     }
+    let frame = Frame::single(table);
+    let db = Db {
+        schema,
+        tables: &*tables,
+    };
     let mut kept = Vec::with_capacity(tables[index].len());
     let mut affected = 0u64;
     for row in &tables[index] {
-        if keeps(delete.filter.as_ref(), scope(table, row))? {
+        if keeps(delete.filter.as_ref(), scope(&frame, row, db))? {
             affected += 1;
         } else {
             kept.push(row.clone());

@@ -39,11 +39,116 @@ impl EvalError {
     }
 }
 
-/// What column references resolve to: a table and, except in VALUES, one row of it.
+/// The tables of one statement or query level, each by the name it is known
+/// by there (alias or table name) and the position of its first column in
+/// the level's joined row.
+#[derive(Debug)]
+pub struct Frame<'a> {
+    pub tables: Vec<(&'a str, &'a Table, usize)>,
+}
+
+impl<'a> Frame<'a> {
+    /// One table by its own name: a single-table statement.
+    pub fn single(table: &'a Table) -> Frame<'a> {
+        Frame {
+            tables: vec![(table.name.as_str(), table, 0)],
+        }
+    }
+
+    /// No table: INSERT … VALUES.
+    pub fn empty() -> Frame<'a> {
+        Frame { tables: Vec::new() }
+    }
+
+    /// The width of the joined row.
+    pub fn width(&self) -> usize {
+        self.tables.iter().map(|(_, t, _)| t.columns.len()).sum()
+    }
+}
+
+/// The database subqueries read: the tables as the statement found them.
+#[derive(Clone, Copy)]
+pub struct Db<'a> {
+    pub schema: &'a Schema,
+    pub tables: &'a [Vec<Vec<Value>>],
+}
+
+/// What column references resolve to: the tables of a frame and, except in
+/// VALUES, one (joined) row of them; the rows of the current group, where
+/// aggregates are evaluated; the enclosing scope of a subquery; and the
+/// database subqueries read.
 #[derive(Clone, Copy)]
 pub struct Scope<'a> {
-    pub table: &'a Table,
+    pub frame: &'a Frame<'a>,
     pub row: Option<&'a [Value]>,
+    pub group: Option<&'a [Vec<Value>]>,
+    pub outer: Option<&'a Scope<'a>>,
+    pub db: Option<Db<'a>>,
+}
+
+impl<'a> Scope<'a> {
+    pub fn new(frame: &'a Frame<'a>, row: Option<&'a [Value]>, db: Option<Db<'a>>) -> Self {
+        Scope {
+            frame,
+            row,
+            group: None,
+            outer: None,
+            db,
+        }
+    }
+
+    /// The value `column` refers to: in this frame, else in the enclosing
+    /// ones (a correlated subquery). A bare name must match one table of the
+    /// innermost frame that has it.
+    fn lookup(&self, column: &ColumnRef) -> Result<Value, EvalError> {
+        let mut hits = Vec::new();
+        for &(name, table, offset) in &self.frame.tables {
+            if column.table.as_deref().is_some_and(|q| q != name) {
+                continue;
+            }
+            match table.columns.iter().position(|c| c.name == column.column) {
+                Some(p) => hits.push(offset + p),
+                None if column.table.is_some() => {
+                    return Err(EvalError::Syntax(format!(
+                        "unknown column `{}` in table `{}`",
+                        column.column, table.name
+                    )))
+                }
+                None => {}
+            }
+        }
+        match hits.as_slice() {
+            [index] => {
+                let row = self.row.ok_or_else(|| {
+                    EvalError::Syntax(format!(
+                        "column `{}` is not allowed in VALUES",
+                        column.column
+                    ))
+                })?;
+                Ok(row[*index].clone())
+            }
+            [] => match self.outer {
+                Some(outer) => outer.lookup(column),
+                None => Err(EvalError::Syntax(match &column.table {
+                    Some(q) => format!(
+                        "unknown table `{q}` in column reference `{q}.{}`",
+                        column.column
+                    ),
+                    None => format!("unknown column `{}`", column.column),
+                })),
+            },
+            _ => Err(EvalError::Syntax(format!(
+                "column `{}` is ambiguous",
+                column.column
+            ))),
+        }
+    }
+
+    fn db(&self) -> Result<Db<'a>, EvalError> {
+        self.db.ok_or_else(|| {
+            EvalError::Syntax("a subquery needs the database, which this scope lacks".into())
+        })
+    }
 }
 
 /// Position of `column` in `table`, checking the qualifier if there is one.
@@ -85,16 +190,7 @@ pub fn check_columns(expr: &Expr, table: &Table, allow_columns: bool) -> Result<
 
 pub fn eval(expr: &Expr, scope: Scope<'_>) -> Result<Value, EvalError> {
     match expr {
-        Expr::Column(column) => {
-            let index = resolve(scope.table, column)?;
-            let row = scope.row.ok_or_else(|| {
-                EvalError::Syntax(format!(
-                    "column `{}` is not allowed in VALUES",
-                    column.column
-                ))
-            })?;
-            Ok(row[index].clone())
-        }
+        Expr::Column(column) => scope.lookup(column),
         Expr::Literal(value) => Ok(value.clone()),
         Expr::Unary { op, operand } => {
             let value = eval(operand, scope)?;
@@ -123,24 +219,43 @@ pub fn eval(expr: &Expr, scope: Scope<'_>) -> Result<Value, EvalError> {
             negated,
         } => {
             let value = eval(operand, scope)?;
-            let mut found = false;
-            let mut unknown = value.is_null();
-            for item in list {
-                let item = eval(item, scope)?;
-                match sql_cmp(&value, &item)? {
-                    Some(Ordering::Equal) => found = true,
-                    Some(_) => {}
-                    None => unknown = true,
-                }
+            let items = list
+                .iter()
+                .map(|item| eval(item, scope))
+                .collect::<Result<Vec<_>, _>>()?;
+            in_values(&value, &items, *negated)
+        }
+        Expr::InSubquery {
+            operand,
+            query,
+            negated,
+        } => {
+            let value = eval(operand, scope)?;
+            let items = one_column(query, scope)?;
+            in_values(&value, &items, *negated)
+        }
+        Expr::Exists { query, negated } => {
+            let (_, rows) = crate::query::run_query(query, scope.db()?, Some(&scope))?;
+            Ok(Value::Bool(rows.is_empty() == *negated))
+        }
+        Expr::ScalarSubquery(query) => {
+            let mut values = one_column(query, scope)?;
+            if values.len() > 1 {
+                return Err(EvalError::Data(format!(
+                    "a scalar subquery returned {} rows",
+                    values.len()
+                )));
             }
-            let result = if found {
-                Some(true)
-            } else if unknown {
-                None
-            } else {
-                Some(false)
-            };
-            Ok(from_truth(result.map(|b| b != *negated)))
+            Ok(values.pop().unwrap_or(Value::Null))
+        }
+        Expr::Aggregate { func, arg } => {
+            let group = scope.group.ok_or_else(|| {
+                EvalError::Syntax(format!(
+                    "{} is allowed only in a query's projection and ORDER BY",
+                    func.sql()
+                ))
+            })?;
+            aggregate(*func, arg.as_deref(), group, scope)
         }
         Expr::Between {
             operand,
@@ -169,6 +284,94 @@ pub fn eval(expr: &Expr, scope: Scope<'_>) -> Result<Value, EvalError> {
         }
         other => Err(EvalError::Syntax(format!(
             "unsupported expression {other:?}"
+        ))),
+    }
+}
+
+/// `value [NOT] IN (items)` with SQL's NULL rules.
+fn in_values(value: &Value, items: &[Value], negated: bool) -> Result<Value, EvalError> {
+    let mut found = false;
+    let mut unknown = value.is_null();
+    for item in items {
+        match sql_cmp(value, item)? {
+            Some(Ordering::Equal) => found = true,
+            Some(_) => {}
+            None => unknown = true,
+        }
+    }
+    let result = if found {
+        Some(true)
+    } else if unknown {
+        None
+    } else {
+        Some(false)
+    };
+    Ok(from_truth(result.map(|b| b != negated)))
+}
+
+/// The values of a subquery that projects one column.
+fn one_column(query: &Query, scope: Scope<'_>) -> Result<Vec<Value>, EvalError> {
+    if query.projection.len() != 1 {
+        return Err(EvalError::Syntax(format!(
+            "a subquery used as a value projects {} columns",
+            query.projection.len()
+        )));
+    }
+    let (_, rows) = crate::query::run_query(query, scope.db()?, Some(&scope))?;
+    Ok(rows.into_iter().map(|mut r| r.remove(0)).collect())
+}
+
+/// An aggregate over the rows of a group, with SQL's NULL rules: COUNT(expr)
+/// counts non-NULL values, COUNT(*) the rows; SUM, MIN, MAX skip NULLs and are
+/// NULL over none.
+fn aggregate(
+    func: AggregateFunc,
+    arg: Option<&Expr>,
+    group: &[Vec<Value>],
+    scope: Scope<'_>,
+) -> Result<Value, EvalError> {
+    let Some(arg) = arg else {
+        return match func {
+            AggregateFunc::Count => Ok(Value::Int(group.len() as i64)),
+            other => Err(EvalError::Syntax(format!("{}(*) is not SQL", other.sql()))),
+        };
+    };
+    let mut values = Vec::with_capacity(group.len());
+    for row in group {
+        let member = Scope {
+            row: Some(row),
+            group: None,
+            ..scope
+        };
+        let value = eval(arg, member)?;
+        if !value.is_null() {
+            values.push(value);
+        }
+    }
+    let extreme = |keep: Ordering| -> Result<Value, EvalError> {
+        let mut best: Option<Value> = None;
+        for v in values.iter() {
+            best = Some(match best {
+                Some(b) if sql_cmp(v, &b)? != Some(keep) => b,
+                _ => v.clone(),
+            });
+        }
+        Ok(best.unwrap_or(Value::Null))
+    };
+    match func {
+        AggregateFunc::Count => Ok(Value::Int(values.len() as i64)),
+        AggregateFunc::Sum => {
+            let mut sum: Option<Value> = None;
+            for v in &values {
+                let start = sum.take().unwrap_or(Value::Int(0));
+                sum = Some(binary(BinaryOp::Add, &start, v)?);
+            }
+            Ok(sum.unwrap_or(Value::Null))
+        }
+        AggregateFunc::Min => extreme(Ordering::Less),
+        AggregateFunc::Max => extreme(Ordering::Greater),
+        other => Err(EvalError::Syntax(format!(
+            "unsupported aggregate {other:?}"
         ))),
     }
 }

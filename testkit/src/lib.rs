@@ -32,6 +32,7 @@ mod history;
 pub mod keyed_table;
 pub mod live;
 pub mod oracle;
+mod query;
 mod random;
 mod render;
 pub mod render_samples;
@@ -47,3 +48,5 @@ pub use render::{render_expr, render_statement};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_queries;

@@ -55,6 +55,20 @@ pub fn render_statement(statement: &Statement) -> String {
             push_where(&mut sql, d.filter.as_ref());
             sql
         }
+        Statement::Query(q) => render_query(q),
+        Statement::InsertSelect(i) => {
+            let verb = match i.on_conflict {
+                OnConflict::Error => "INSERT INTO",
+                OnConflict::Replace => "REPLACE INTO",
+                OnConflict::Ignore => "INSERT IGNORE INTO",
+            };
+            format!(
+                "{verb} {} ({}) {}",
+                i.table,
+                i.columns.join(", "),
+                render_query(&i.query)
+            )
+        }
         other => format!("{other:?}"),
     }
 }
@@ -129,8 +143,57 @@ pub fn render_expr(expr: &Expr) -> String {
             format!("CAST({} AS {})", render_expr(operand), type_name(*to))
         }
         Expr::Concat(parts) => format!("({})", list_with(parts, " || ")),
+        Expr::InSubquery {
+            operand,
+            query,
+            negated,
+        } => format!(
+            "({} {}IN ({}))",
+            render_expr(operand),
+            if *negated { "NOT " } else { "" },
+            render_query(query)
+        ),
+        Expr::Exists { query, negated } => format!(
+            "({}EXISTS ({}))",
+            if *negated { "NOT " } else { "" },
+            render_query(query)
+        ),
+        Expr::ScalarSubquery(query) => format!("({})", render_query(query)),
+        Expr::Aggregate { func, arg } => match arg {
+            Some(arg) => format!("{}({})", func.sql(), render_expr(arg)),
+            None => format!("{}(*)", func.sql()),
+        },
         other => format!("{other:?}"),
     }
+}
+
+/// A query (IR 1.1), without parentheses.
+pub fn render_query(q: &Query) -> String {
+    let from = |table: &str, alias: &Option<String>| match alias {
+        Some(a) => format!("{table} AS {a}"),
+        None => table.to_string(),
+    };
+    let mut sql = format!(
+        "SELECT {} FROM {}",
+        list(&q.projection),
+        from(&q.table, &q.alias)
+    );
+    for j in &q.joins {
+        sql.push_str(&format!(
+            " {} {} ON {}",
+            j.kind.sql(),
+            from(&j.table, &j.alias),
+            render_expr(&j.on)
+        ));
+    }
+    push_where(&mut sql, q.filter.as_ref());
+    if !q.group_by.is_empty() {
+        sql.push_str(&format!(" GROUP BY {}", list(&q.group_by)));
+    }
+    if !q.order_by.is_empty() {
+        sql.push_str(&format!(" ORDER BY {}", list(&q.order_by)));
+    }
+    sql
 }
 
 fn type_name(ty: ColumnType) -> String {

@@ -223,3 +223,167 @@ pub fn update_with_quoted_names(quote: char) -> Statement {
         Some(eq(c(&format!("a {quote}b{quote}")), int(1))),
     )
 }
+
+/// The forms IR 1.1 added for queries, over [`every_type_schema`]'s tables
+/// (`quote` as there), labelled; every dialect renders them for its
+/// snapshots. The last UPDATE reads its own table in a subquery, which MySQL
+/// and TiDB refuse.
+pub fn query_forms(quote: char) -> Vec<(&'static str, Statement)> {
+    use AggregateFunc::*;
+    use BinaryOp::*;
+    let odd = odd_table_name(quote);
+    let key = format!("a {quote}b{quote}");
+    let mut grouped = query(
+        "accounts",
+        Some("a"),
+        vec![
+            qc("a", "code"),
+            count_star(),
+            agg(Sum, qc("o", "qty")),
+            agg(Min, qc("b", "ratio")),
+            agg(Max, qc("a", "id")),
+            agg(Count, qc("b", "note")),
+        ],
+        Some(bin(And, qc("a", "flag"), bin(Gt, qc("o", "qty"), int(0)))),
+    );
+    grouped.joins = vec![
+        join(
+            JoinKind::Inner,
+            &odd,
+            Some("o"),
+            eq(qc("a", "id"), qc("o", "line")),
+        ),
+        join(
+            JoinKind::Left,
+            "accounts",
+            Some("b"),
+            eq(qc("b", "big"), qc("o", "qty")),
+        ),
+    ];
+    grouped.group_by = vec![qc("a", "code")];
+    grouped.order_by = vec![qc("a", "code")];
+    let mut plain_join = query(&odd, None, vec![qc(&odd, "line"), qc("a", "note")], None);
+    plain_join.joins = vec![join(
+        JoinKind::Left,
+        "accounts",
+        Some("a"),
+        eq(qc("a", "id"), qc(&odd, &key)),
+    )];
+    plain_join.order_by = vec![qc(&odd, "line"), qc("a", "note")];
+    let correlated = query(
+        &odd,
+        Some("o"),
+        vec![qc("o", "line")],
+        Some(eq(qc("o", "line"), qc("accounts", "id"))),
+    );
+    vec![
+        ("query over three tables, grouped", query_statement(grouped)),
+        ("query over a left join", query_statement(plain_join)),
+        (
+            "select with subqueries",
+            Statement::Select(Select {
+                table: "accounts".into(),
+                projection: Projection::Exprs(vec![
+                    c("id"),
+                    scalar(query(&odd, None, vec![count_star()], None)),
+                ]),
+                filter: Some(in_query(
+                    c("id"),
+                    query(
+                        &odd,
+                        Some("o"),
+                        vec![qc("o", "line")],
+                        Some(bin(Gt, c("qty"), int(0))),
+                    ),
+                    false,
+                )),
+                order_by: vec![c("id")],
+                lock: RowLock::None,
+            }),
+        ),
+        (
+            "update from a scalar subquery, filtered by NOT IN",
+            update(
+                "accounts",
+                vec![(
+                    "big",
+                    scalar(query(&odd, None, vec![agg(Max, c("qty"))], None)),
+                )],
+                Some(in_query(
+                    c("id"),
+                    query(&odd, None, vec![c("line")], None),
+                    true,
+                )),
+            ),
+        ),
+        (
+            "delete with a correlated NOT EXISTS",
+            delete("accounts", Some(exists(correlated, true))),
+        ),
+        (
+            "insert select",
+            insert_select(
+                &odd,
+                &[&key, "line", "qty"],
+                query(
+                    "accounts",
+                    Some("a"),
+                    vec![qc("a", "id"), int(1), qc("a", "big")],
+                    Some(qc("a", "flag")),
+                ),
+                OnConflict::Error,
+            ),
+        ),
+        (
+            "insert select of an aggregate",
+            insert_select(
+                "accounts",
+                &["id", "big", "flag"],
+                query(
+                    &odd,
+                    None,
+                    vec![
+                        agg(Max, c("line")),
+                        agg(Sum, c("qty")),
+                        Expr::lit(Value::Bool(true)),
+                    ],
+                    None,
+                ),
+                OnConflict::Ignore,
+            ),
+        ),
+        (
+            "update reading its own table in a subquery",
+            update(
+                "accounts",
+                vec![("note", text("min"))],
+                Some(eq(
+                    c("id"),
+                    scalar(query("accounts", None, vec![agg(Min, c("id"))], None)),
+                )),
+            ),
+        ),
+    ]
+}
+
+/// Rows to insert before [`query_forms`] when a suite runs them on a server:
+/// account 1 and one row of the second table, so that every form finds rows
+/// and none breaks a constraint (the aggregate INSERT … SELECT would insert a
+/// NULL key into empty tables).
+pub fn query_forms_fill(quote: char) -> Vec<Statement> {
+    let key = format!("a {quote}b{quote}");
+    vec![
+        insert(
+            "accounts",
+            &["id", "big", "flag"],
+            vec![vec![Value::Int(1), Value::Int(5), Value::Bool(true)]],
+            OnConflict::Error,
+        ),
+        insert(
+            &odd_table_name(quote),
+            &[key.as_str(), "line", "qty"],
+            vec![vec![Value::Int(2), Value::Int(2), Value::Int(7)]],
+            OnConflict::Error,
+        ),
+    ]
+}

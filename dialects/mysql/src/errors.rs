@@ -30,6 +30,8 @@ const ER_TRUNCATED_WRONG_VALUE_FOR_FIELD: i64 = 1366;
 const ER_ILLEGAL_VALUE_FOR_TYPE: i64 = 1367;
 const ER_DATA_TOO_LONG: i64 = 1406;
 const ER_DATA_OUT_OF_RANGE: i64 = 1690;
+/// "Subquery returns more than 1 row": a scalar subquery's data (IR 1.1).
+const ER_SUBQUERY_NO_1_ROW: i64 = 1242;
 // The statement text.
 const ER_BAD_FIELD_ERROR: i64 = 1054;
 const ER_NON_UNIQ_ERROR: i64 = 1052;
@@ -38,6 +40,10 @@ const ER_NO_SUCH_TABLE: i64 = 1146;
 const ER_SYNTAX_ERROR: i64 = 1149;
 const ER_BLOB_KEY_WITHOUT_LENGTH: i64 = 1170;
 const ER_NOT_SUPPORTED_YET: i64 = 1235;
+/// "You can't specify target table … for update in FROM clause": an UPDATE or
+/// DELETE whose subquery reads its own table (IR 1.1; the dialect refuses to
+/// render one, this is for SQL from elsewhere).
+const ER_UPDATE_TABLE_USED: i64 = 1093;
 // Timeouts and interruptions.
 const ER_QUERY_INTERRUPTED: i64 = 1317;
 /// MySQL 5.7.4–5.7.7's name for the max_execution_time error.
@@ -134,7 +140,8 @@ pub fn class_and_scope(raw: &RawDbError) -> (ErrorClass, ErrorScope) {
         | ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
         | ER_ILLEGAL_VALUE_FOR_TYPE
         | ER_DATA_TOO_LONG
-        | ER_DATA_OUT_OF_RANGE => (Data, Statement),
+        | ER_DATA_OUT_OF_RANGE
+        | ER_SUBQUERY_NO_1_ROW => (Data, Statement),
         // The server rejected the SQL text or a name in it; 1235 is also TiDB's
         // answer to a clause it does not implement.
         ER_PARSE_ERROR
@@ -143,7 +150,8 @@ pub fn class_and_scope(raw: &RawDbError) -> (ErrorClass, ErrorScope) {
         | ER_NO_SUCH_TABLE
         | ER_SYNTAX_ERROR
         | ER_BLOB_KEY_WITHOUT_LENGTH
-        | ER_NOT_SUPPORTED_YET => (Syntax, Statement),
+        | ER_NOT_SUPPORTED_YET
+        | ER_UPDATE_TABLE_USED => (Syntax, Statement),
         // max_statement_time (MariaDB), max_execution_time (MySQL, TiDB) and KILL
         // QUERY stop the statement only; the transaction goes on
         // (https://mariadb.com/docs/server/ha-and-performance/optimization-and-tuning/query-optimizations/aborting-statements).
@@ -215,6 +223,7 @@ mod tests {
             (1367, Data, Statement),
             (1406, Data, Statement),
             (1690, Data, Statement),
+            (1242, Data, Statement),
             (1064, Syntax, Statement),
             (1054, Syntax, Statement),
             (1052, Syntax, Statement),
@@ -222,6 +231,7 @@ mod tests {
             (1149, Syntax, Statement),
             (1170, Syntax, Statement),
             (1235, Syntax, Statement),
+            (1093, Syntax, Statement),
             (1969, StatementTimeout, Statement),
             (3024, StatementTimeout, Statement),
             (1907, StatementTimeout, Statement),

@@ -151,6 +151,25 @@ impl SqlSyntax for Target {
         Ok(())
     }
 
+    /// MySQL refuses an UPDATE or DELETE whose subquery reads the table it
+    /// changes (error 1093, "You can't specify target table … for update in
+    /// FROM clause": <https://dev.mysql.com/doc/refman/8.0/en/subquery-restrictions.html>),
+    /// and TiDB follows it. MariaDB allows the same source and target since
+    /// 10.3 (<https://mariadb.com/kb/en/update/#update-statements-with-the-same-source-and-target>,
+    /// <https://mariadb.com/kb/en/delete/#deleting-from-the-same-source-and-target>).
+    /// Refused here rather than rewritten into a derived table, which would
+    /// change what the statement reads and locks; generators avoid the form.
+    fn check_target_in_subquery(&self, statement: &str, target: &str) -> Result<(), PluginError> {
+        match self.flavor {
+            Flavor::Mariadb => Ok(()),
+            Flavor::Mysql | Flavor::Tidb => Err(PluginError::unsupported(format!(
+                "{statement} of `{target}` reads `{target}` in a subquery, which {} refuses \
+                 (error 1093)",
+                self.flavor
+            ))),
+        }
+    }
+
     /// Storage engine and collation. A binary collation compares text byte by
     /// byte, as the IR does: the servers' default collations ignore case, which
     /// would make 'a' and 'A' equal and collide in unique keys.

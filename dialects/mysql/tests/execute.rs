@@ -420,3 +420,28 @@ fn session_setup_runs_at_every_level() {
         }
     }
 }
+
+/// MariaDB runs every query form of IR 1.1 as rendered (the UPDATE that reads
+/// its own table in a subquery too, which MySQL would refuse).
+#[test]
+fn query_forms_run() {
+    let Some(db) = live_db("query_forms") else {
+        return;
+    };
+    let mut schema = txlab_testkit::render_samples::every_type_schema('`');
+    // MySQL keys no TEXT column: the unique index goes on two others.
+    schema.tables[0].indexes[1] = Index {
+        name: "accounts_code_big".into(),
+        columns: strings(&["code", "big"]),
+        unique: true,
+    };
+    let mut statements = txlab_testkit::render_samples::query_forms_fill('`');
+    statements.extend(
+        txlab_testkit::render_samples::query_forms('`')
+            .into_iter()
+            .map(|(_, s)| s),
+    );
+    let dialect = mariadb(false);
+    let mut conn = db.session(&dialect, IsolationLevel::RepeatableRead);
+    create_and_run(&mut conn, &dialect, &schema, &statements);
+}

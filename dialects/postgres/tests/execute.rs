@@ -628,3 +628,20 @@ fn session_setup_takes_effect_at_every_level() {
         }
     }
 }
+
+/// PostgreSQL runs every query form of IR 1.1 as rendered.
+#[test]
+fn query_forms_run() {
+    let Some(db) = live_db("query_forms") else {
+        return;
+    };
+    let schema = txlab_testkit::render_samples::every_type_schema('"');
+    let mut statements = txlab_testkit::render_samples::query_forms_fill('"');
+    statements.extend(
+        txlab_testkit::render_samples::query_forms('"')
+            .into_iter()
+            .map(|(_, s)| s),
+    );
+    let mut client = session(&db);
+    create_and_run(&mut client, &schema, &statements);
+}

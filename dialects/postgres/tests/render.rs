@@ -418,3 +418,19 @@ fn ddl_refuses_what_the_dbms_would_mangle() {
         assert!(e.message.contains("`b`"), "{e}");
     }
 }
+
+/// IR 1.1's queries: joins, aggregates, subqueries, INSERT … SELECT.
+#[test]
+fn query_forms_of_each_flavor() {
+    let schema = schema();
+    let mut out = Vec::new();
+    for (name, dialect) in flavors() {
+        out.push(format!("{name}:"));
+        for (label, s) in query_forms('"') {
+            let sql = render_at(dialect.as_ref(), &schema, IsolationLevel::Serializable, &s)
+                .unwrap_or_else(|e| format!("refused: {e}"));
+            out.push(format!("  {label}:\n    {sql}"));
+        }
+    }
+    insta::assert_snapshot!(out.join("\n"));
+}

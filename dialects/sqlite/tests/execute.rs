@@ -224,3 +224,16 @@ fn a_large_population_fits_one_insert() {
     set_up(&conn, &rendered);
     assert_eq!(read_state(&conn, &rendered)[0].1.len(), rows.len());
 }
+
+/// SQLite reads every query form of IR 1.1 as rendered (on empty tables: the
+/// point is that the text parses and resolves).
+#[test]
+fn query_forms_run() {
+    let conn = Connection::open_in_memory().unwrap();
+    let schema = txlab_testkit::render_samples::every_type_schema('"');
+    let statements: Vec<Statement> = txlab_testkit::render_samples::query_forms('"')
+        .into_iter()
+        .map(|(_, s)| s)
+        .collect();
+    create_and_run(&conn, &schema, &statements);
+}

@@ -184,3 +184,14 @@ fn unknown_bare_columns_are_refused() {
 fn malformed_ir_is_invalid_input() {
     assert_malformed_ir_refused(&SqliteDialect, &schema(), IsolationLevel::Serializable);
 }
+
+/// IR 1.1's queries: joins, aggregates, subqueries, INSERT … SELECT.
+#[test]
+fn queries_joins_aggregates_and_subqueries() {
+    let schema = schema();
+    let rendered: Vec<String> = query_forms('"')
+        .iter()
+        .map(|(label, s)| format!("{label}:\n  {}", render_ok(&schema, s)))
+        .collect();
+    insta::assert_snapshot!(rendered.join("\n"));
+}

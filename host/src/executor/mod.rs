@@ -43,11 +43,11 @@ impl Default for ExecutorSettings {
     }
 }
 
-/// The outcome of a statement that returned: rows for a query (even an empty
-/// one, whose columns some drivers cannot tell), done for a control statement,
-/// affected rows otherwise.
+/// The outcome of a statement that returned: rows for a query (a SELECT or an
+/// IR 1.1 `Statement::Query`, even an empty one, whose columns some drivers
+/// cannot tell), done for a control statement, affected rows otherwise.
 pub fn success_outcome(r: QueryResult, statement: &Statement) -> Outcome {
-    if r.returns_rows || matches!(statement, Statement::Select(_)) {
+    if r.returns_rows || matches!(statement, Statement::Select(_) | Statement::Query(_)) {
         Outcome::Rows {
             columns: r.columns,
             rows: r.rows,
@@ -100,3 +100,34 @@ pub use schedule::empty_history;
 mod fake;
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod outcome_tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_query_result_is_rows_whatever_the_driver_says() {
+        let empty = || QueryResult {
+            returns_rows: false,
+            columns: Vec::new(),
+            rows: Vec::new(),
+            affected: 0,
+        };
+        let query = Statement::Query(Box::new(Query::from_table("t", vec![Expr::column("a")])));
+        assert_eq!(
+            success_outcome(empty(), &query),
+            Outcome::Rows {
+                columns: Vec::new(),
+                rows: Vec::new()
+            }
+        );
+        let delete = Statement::Delete(Delete {
+            table: "t".into(),
+            filter: None,
+        });
+        assert_eq!(
+            success_outcome(empty(), &delete),
+            Outcome::Affected { rows: 0 }
+        );
+    }
+}

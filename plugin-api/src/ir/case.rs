@@ -210,6 +210,16 @@ impl TestCase {
     }
 
     /// Checks that the submitted order is a complete interleaving of the transactions.
+    /// The first statement, in submitted order, that uses an IR 1.1 query
+    /// form, with the form in words: "T1.2 (UPDATE) reads `t2` through a
+    /// subquery". Oracles that cannot model these forms answer undecided with it.
+    pub fn first_query_form(&self) -> Option<String> {
+        self.submitted_order.iter().find_map(|&at| {
+            let form = self.statement(at)?.query_form()?;
+            Some(format!("{at} {form}"))
+        })
+    }
+
     pub fn validate(&self) -> Result<(), CaseError> {
         for (i, t) in self.transactions.iter().enumerate() {
             if t.statements.is_empty() {

@@ -37,6 +37,12 @@ key_collision_probability = 0.5
 mixed_isolation = false
 # Consecutive cases (by index) that share one schema and its initial rows.
 cases_per_schema = 1
+# Chance that a predicate atom of a SELECT, UPDATE or DELETE is a subquery
+# (IN, EXISTS or a comparison with a scalar aggregate subquery), and that an
+# UPDATE assigns a nullable column from a scalar subquery. The subquery of an
+# UPDATE or DELETE never reads the statement's own table (MySQL refuses it).
+# 0 keeps the IR 1.0 statements every seed made before.
+subquery_probability = 0.0
 
 # Relative weights of the statement kinds inside transactions; 0 disables a kind.
 [weights]
@@ -44,6 +50,11 @@ select = 4
 insert = 2
 update = 3
 delete = 1
+# A query over one to three joined tables, half of them with aggregates and
+# GROUP BY (IR 1.1); 0 by default.
+query = 0
+# INSERT … SELECT from a table of the schema (IR 1.1); 0 by default.
+insert_select = 0
 "#;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -59,6 +70,8 @@ pub struct Config {
     pub key_collision_probability: f64,
     pub mixed_isolation: bool,
     pub cases_per_schema: u64,
+    /// IR 1.1: subqueries in predicates and assignments; 0 by default.
+    pub subquery_probability: f64,
     pub weights: Weights,
 }
 
@@ -75,6 +88,7 @@ impl Default for Config {
             key_collision_probability: 0.5,
             mixed_isolation: false,
             cases_per_schema: 1,
+            subquery_probability: 0.0,
             weights: Weights::default(),
         }
     }
@@ -88,6 +102,10 @@ pub struct Weights {
     pub insert: u32,
     pub update: u32,
     pub delete: u32,
+    /// IR 1.1: queries over joins with aggregates; 0 by default.
+    pub query: u32,
+    /// IR 1.1: INSERT … SELECT; 0 by default.
+    pub insert_select: u32,
 }
 
 impl Default for Weights {
@@ -97,14 +115,25 @@ impl Default for Weights {
             insert: 2,
             update: 3,
             delete: 1,
+            query: 0,
+            insert_select: 0,
         }
     }
 }
 
 impl Weights {
-    /// The weights in the order select, insert, update, delete.
-    pub fn as_array(&self) -> [u32; 4] {
-        [self.select, self.insert, self.update, self.delete]
+    /// The weights in the order select, insert, update, delete, query,
+    /// insert_select. The IR 1.1 kinds come last: at weight 0 they leave the
+    /// draws of the others as they were.
+    pub fn as_array(&self) -> [u32; 6] {
+        [
+            self.select,
+            self.insert,
+            self.update,
+            self.delete,
+            self.query,
+            self.insert_select,
+        ]
     }
 }
 
@@ -125,12 +154,14 @@ impl Config {
         check_probability("commit_probability", self.commit_probability)?;
         check_probability("cache_probability", self.cache_probability)?;
         check_probability("key_collision_probability", self.key_collision_probability)?;
+        check_probability("subquery_probability", self.subquery_probability)?;
         if self.cases_per_schema == 0 {
             return Err(PluginError::config("cases_per_schema: must be at least 1"));
         }
         if self.weights.as_array().iter().all(|&w| w == 0) {
             return Err(PluginError::config(
-                "weights: at least one of select, insert, update, delete must be above 0",
+                "weights: at least one of select, insert, update, delete, query, insert_select \
+                 must be above 0",
             ));
         }
         Ok(())

@@ -1,4 +1,8 @@
-//! Random SELECT, INSERT, UPDATE and DELETE statements over a generated database.
+//! Random SELECT, INSERT, UPDATE and DELETE statements over a generated database,
+//! and (IR 1.1, off by default) queries, INSERT … SELECT and subqueries
+//! ([`queries`]).
+
+mod queries;
 
 use crate::config::Config;
 use crate::schema::{unique_keys, Database};
@@ -33,11 +37,20 @@ pub enum Kind {
     Insert,
     Update,
     Delete,
+    Query,
+    InsertSelect,
 }
 
 impl Kind {
     /// In the order of `Weights::as_array`.
-    pub const ALL: [Kind; 4] = [Kind::Select, Kind::Insert, Kind::Update, Kind::Delete];
+    pub const ALL: [Kind; 6] = [
+        Kind::Select,
+        Kind::Insert,
+        Kind::Update,
+        Kind::Delete,
+        Kind::Query,
+        Kind::InsertSelect,
+    ];
 }
 
 /// Draws statements one after another; every value it writes joins the value cache,
@@ -52,6 +65,8 @@ pub struct StatementGenerator<'a> {
     conflicts: Vec<OnConflict>,
     cache_probability: f64,
     key_collision_probability: f64,
+    /// IR 1.1; at 0 no draw is made for it, so IR 1.0 cases stay as they were.
+    subquery_probability: f64,
 }
 
 impl<'a> StatementGenerator<'a> {
@@ -96,6 +111,7 @@ impl<'a> StatementGenerator<'a> {
             conflicts,
             cache_probability: config.cache_probability,
             key_collision_probability: config.key_collision_probability,
+            subquery_probability: config.subquery_probability,
         }
     }
 
@@ -120,6 +136,8 @@ impl<'a> StatementGenerator<'a> {
             Kind::Insert => Statement::Insert(self.insert(t, rng)),
             Kind::Update => Statement::Update(self.update(t, rng)),
             Kind::Delete => Statement::Delete(self.delete(t, rng)),
+            Kind::Query => Statement::Query(Box::new(self.query(t, rng))),
+            Kind::InsertSelect => Statement::InsertSelect(Box::new(self.insert_select(t, rng))),
         }
     }
 
@@ -252,6 +270,11 @@ impl<'a> StatementGenerator<'a> {
     }
 
     fn assigned_value(&mut self, t: usize, c: usize, rng: &mut impl Rng) -> Expr {
+        if self.subquery_probability > 0.0 && rng.gen_bool(self.subquery_probability) {
+            if let Some(e) = self.assigned_subquery(t, c, rng) {
+                return e;
+            }
+        }
         let column = &self.table(t).columns[c];
         let domain = self.domain(t, c);
         if !column.not_null && rng.gen_bool(ASSIGN_NULL_PROBABILITY) {
@@ -301,7 +324,7 @@ impl<'a> StatementGenerator<'a> {
                 return Some(lookup);
             }
         }
-        Some(self.predicate(t, PREDICATE_DEPTH, rng))
+        Some(self.predicate(t, PREDICATE_DEPTH, true, rng))
     }
 
     /// Equality with a known row on its primary key (or on one or two columns when
@@ -346,23 +369,32 @@ impl<'a> StatementGenerator<'a> {
             .reduce(Expr::and)
     }
 
-    fn predicate(&self, t: usize, depth: u32, rng: &mut impl Rng) -> Expr {
+    /// A predicate over table `t`'s bare columns; its atoms may be subqueries
+    /// when `subqueries` is set and `subquery_probability` is above 0.
+    fn predicate(&self, t: usize, depth: u32, subqueries: bool, rng: &mut impl Rng) -> Expr {
         if depth > 0 && rng.gen_bool(COMPOUND_PROBABILITY) {
             return match rng.gen_range(0..5) {
                 0 => Expr::Unary {
                     op: UnaryOp::Not,
-                    operand: Box::new(self.predicate(t, depth - 1, rng)),
+                    operand: Box::new(self.predicate(t, depth - 1, subqueries, rng)),
                 },
                 1 | 2 => Expr::and(
-                    self.predicate(t, depth - 1, rng),
-                    self.predicate(t, depth - 1, rng),
+                    self.predicate(t, depth - 1, subqueries, rng),
+                    self.predicate(t, depth - 1, subqueries, rng),
                 ),
                 _ => Expr::binary(
                     BinaryOp::Or,
-                    self.predicate(t, depth - 1, rng),
-                    self.predicate(t, depth - 1, rng),
+                    self.predicate(t, depth - 1, subqueries, rng),
+                    self.predicate(t, depth - 1, subqueries, rng),
                 ),
             };
+        }
+        // Checked before drawing, so that at 0 the draws are IR 1.0's.
+        if subqueries && self.subquery_probability > 0.0 && rng.gen_bool(self.subquery_probability)
+        {
+            if let Some(e) = self.subquery_predicate(t, rng) {
+                return e;
+            }
         }
         self.atom(t, rng)
     }

@@ -323,6 +323,7 @@ fn weights_select_statement_kinds() {
             insert: 0,
             update: 0,
             delete: 1,
+            ..Weights::default()
         },
         commit_probability: 0.0,
         ..Config::default()

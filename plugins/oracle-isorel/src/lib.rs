@@ -76,6 +76,18 @@ impl Oracle for IsorelOracle {
 
     fn check(&mut self, input: &CheckInput, _db: &mut dyn HostDb) -> Result<Verdict, PluginError> {
         input.history.check_shape(&input.case)?;
+        // What a join, an aggregate or a subquery reads comes back without the
+        // rows' identities and writers (or not at all), and INSERT … SELECT
+        // inserts rows `prepare` could not number: the dependencies would be
+        // incomplete.
+        if let Some(form) = input.case.first_query_form() {
+            return Ok(Verdict::Undecided {
+                reason: format!(
+                    "outside what IsoRel observes: {form}; the rows a query form reads or \
+                     inserts carry no row identity and writers IsoRel can follow"
+                ),
+            });
+        }
         let observed =
             match observe::observe(&input.case, &input.history, &self.dialect, &self.config) {
                 Ok(o) => o,

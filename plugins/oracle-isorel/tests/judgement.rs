@@ -330,3 +330,77 @@ fn a_dirty_read_of_a_failed_statement_proves_nothing() {
         Verdict::Pass
     );
 }
+
+/// IR 1.1's query forms: `prepare` passes them through, and `check` answers
+/// undecided, naming the statement and the form, where the plain form of the
+/// same run is a finding.
+#[test]
+fn query_forms_are_undecided_never_findings() {
+    let dialect = postgres();
+    let rr = IsolationLevel::RepeatableRead;
+    assert!(matches!(
+        lost_update(rr, &dialect, "{}"),
+        Verdict::Finding(_)
+    ));
+    let t = t_table();
+    let in_t = in_query(
+        c("id"),
+        query("t", Some("x"), vec![qc("x", "id")], None),
+        false,
+    );
+    let case = case_of(
+        Schema {
+            tables: vec![t.clone()],
+        },
+        vec![rows_of(&t, vec![vec![Value::Int(1), Value::Int(10)]])],
+        vec![
+            explicit(
+                rr,
+                vec![
+                    Statement::Begin,
+                    select("t", Some(in_t), vec![]),
+                    update("t", vec![("v", int(11))], Some(eq(c("id"), int(1)))),
+                    Statement::Commit,
+                ],
+            ),
+            explicit(
+                rr,
+                vec![
+                    Statement::Begin,
+                    update("t", vec![("v", int(20))], Some(eq(c("id"), int(1)))),
+                    insert_select(
+                        "t",
+                        &["id", "v"],
+                        query(
+                            "t",
+                            None,
+                            vec![bin(BinaryOp::Add, c("id"), int(5)), c("v")],
+                            None,
+                        ),
+                        OnConflict::Error,
+                    ),
+                    Statement::Commit,
+                ],
+            ),
+        ],
+    );
+    let mut o = oracle(&dialect, "{}");
+    let case = o.prepare(case).unwrap();
+    let at = StatementRef::new;
+    let history = concurrent_history(&case, &[0, 0, 1, 1, 1, 1, 0, 0])
+        .outcome(at(0, 1), rows(&[(1, 10, 1, "0")]))
+        .outcome(at(0, 2), Outcome::Affected { rows: 1 })
+        .outcome(at(1, 1), Outcome::Affected { rows: 1 })
+        .outcome(at(1, 2), Outcome::Affected { rows: 1 })
+        .final_state(state(&[(1, 11, 1, "0,2,1")]))
+        .build();
+    let verdict = txlab_testkit::oracle::check(&mut o, &case, &history);
+    let Verdict::Undecided { reason } = verdict else {
+        panic!("expected undecided, got {verdict:?}");
+    };
+    assert_eq!(
+        reason,
+        "outside what IsoRel observes: T1.2 (SELECT) reads `t` through a subquery; the rows a \
+         query form reads or inserts carry no row identity and writers IsoRel can follow"
+    );
+}

@@ -4,13 +4,22 @@
 use txlab_plugin_api::prelude::*;
 
 /// Why the case is outside the model, if it is: Troc's model is two explicit
-/// transactions on one table under pessimistic concurrency control, at levels
-/// whose semantics the dialect's profile pins down.
+/// transactions of single-table statements (no IR 1.1 query, INSERT … SELECT
+/// or subquery: a subquery's read is not the statement's view) on one table
+/// under pessimistic concurrency control, at levels whose semantics the
+/// dialect's profile pins down.
 pub fn outside(case: &TestCase, dialect: &DialectInfo) -> Option<String> {
     if case.transactions.len() != 2 {
         return Some(format!(
             "outside the model: Troc models exactly two transactions, the case has {}",
             case.transactions.len()
+        ));
+    }
+    // Before the table count: a query over two tables should say so.
+    if let Some(form) = case.first_query_form() {
+        return Some(format!(
+            "outside the model: {form}; Troc's views hold one table, and it runs \
+             single-table statements on them"
         ));
     }
     if case.schema.tables.len() != 1 {

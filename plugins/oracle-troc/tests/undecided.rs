@@ -179,3 +179,34 @@ fn a_deadlock_victim_is_modelled_as_rolled_back() {
     survived.final_state = Some(final_state(&case, vec![r(&[1, 5], 1), r(&[2, 7], 2)]));
     expect_finding(check(&mut o, &case, &survived));
 }
+
+/// IR 1.1's query forms: a subquery reads its table outside the statement's
+/// view, and a query or INSERT … SELECT is no single-table statement.
+#[test]
+fn query_forms_are_outside_the_model() {
+    use txlab_testkit::build::{agg, c, count_star, in_query, query, query_statement};
+    let mut o = oracle(innodb());
+    let with = |o: &mut txlab_oracle_troc::TrocOracle, statement: Statement| {
+        let t = t2(true);
+        let initial = vec![rows(&t, vec![vec![int(1), int(1)]])];
+        let transactions = vec![
+            txn(RC, vec![Statement::Begin, select_all(), Statement::Commit]),
+            txn(RC, vec![Statement::Begin, statement, Statement::Commit]),
+        ];
+        prepared(o, vec![t], initial, transactions, &[0, 1, 0, 1, 0, 1])
+    };
+    let largest = query("t", None, vec![agg(AggregateFunc::Max, c("c2"))], None);
+    let case = with(&mut o, delete(Some(in_query(c("c1"), largest, false))));
+    assert_eq!(
+        reason(&mut o, &case),
+        "outside the model: T2.2 (DELETE) reads `t` through a subquery; Troc's views hold \
+         one table, and it runs single-table statements on them"
+    );
+    let counted = query("t", None, vec![count_star()], None);
+    let case = with(&mut o, query_statement(counted));
+    assert_eq!(
+        reason(&mut o, &case),
+        "outside the model: T2.2 is a query over `t` with aggregates; Troc's views hold one \
+         table, and it runs single-table statements on them"
+    );
+}

@@ -132,3 +132,34 @@ fn a_result_the_sorted_run_does_not_give_is_a_finding() {
     );
     assert_eq!(finding.signature, "SELECT result differs");
 }
+
+/// A statement that reads another table through a subquery: the version-set
+/// read of its own table does not show what it read, so the case is
+/// undecided, never judged on a partial graph.
+#[test]
+fn query_forms_are_undecided() {
+    let mut o = oracle();
+    let u = table("u", vec![col("k", ColumnType::Int)], &["k"]);
+    let filter = in_query(c("id"), query("u", None, vec![c("k")], None), false);
+    let raw = case_of(
+        Schema {
+            tables: vec![t(), u.clone()],
+        },
+        vec![
+            rows_of(&t(), vec![vec![Value::Int(0), Value::Int(0)]]),
+            rows_of(&u, vec![vec![Value::Int(0)]]),
+        ],
+        vec![explicit(
+            RR,
+            vec![
+                Statement::Begin,
+                update("t", vec![("value", int(1))], Some(filter)),
+                Statement::Commit,
+            ],
+        )],
+    );
+    let case = o.prepare(raw).unwrap();
+    let history = serial_history(&case, &[0]);
+    let reason = txlab_testkit::oracle::expect_undecided(check(&mut o, &case, &history));
+    assert!(reason.contains("subquery"), "{reason}");
+}

@@ -74,3 +74,45 @@ pub fn cast(e: Expr, to: ColumnType) -> Expr {
         to,
     }
 }
+
+/// A column qualified by a table name or alias: `table.name`.
+pub fn qc(table: &str, name: &str) -> Expr {
+    Expr::Column(ColumnRef {
+        table: Some(table.into()),
+        column: name.into(),
+    })
+}
+
+/// `func(arg)`; `COUNT(*)` with [`count_star`].
+pub fn agg(func: AggregateFunc, arg: Expr) -> Expr {
+    Expr::Aggregate {
+        func,
+        arg: Some(Box::new(arg)),
+    }
+}
+
+pub fn count_star() -> Expr {
+    Expr::Aggregate {
+        func: AggregateFunc::Count,
+        arg: None,
+    }
+}
+
+pub fn in_query(e: Expr, query: Query, negated: bool) -> Expr {
+    Expr::InSubquery {
+        operand: Box::new(e),
+        query: Box::new(query),
+        negated,
+    }
+}
+
+pub fn exists(query: Query, negated: bool) -> Expr {
+    Expr::Exists {
+        query: Box::new(query),
+        negated,
+    }
+}
+
+pub fn scalar(query: Query) -> Expr {
+    Expr::ScalarSubquery(Box::new(query))
+}

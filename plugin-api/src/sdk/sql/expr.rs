@@ -1,28 +1,54 @@
 //! Expressions, every compound one in parentheses so that the meaning never
 //! depends on a DBMS's operator precedence.
 
-use super::{Scope, SqlSyntax};
+use super::{statement::render_query, Scope, SqlSyntax};
 use crate::ir::*;
 use crate::sdk::PluginError;
 
-/// Renders expressions with one dialect's spellings, checking bare column names
+/// Renders expressions with one dialect's spellings, checking column names
 /// against one scope.
 pub struct ExprWriter<'a, S: ?Sized> {
     pub syntax: &'a S,
     pub scope: Scope<'a>,
+    /// The schema subqueries look their tables up in (IR 1.1); without one,
+    /// their tables' columns are left to the DBMS.
+    pub schema: Option<&'a Schema>,
 }
 
 impl<'a, S: SqlSyntax + ?Sized> ExprWriter<'a, S> {
     pub fn new(syntax: &'a S, scope: Scope<'a>) -> Self {
-        ExprWriter { syntax, scope }
+        ExprWriter {
+            syntax,
+            scope,
+            schema: None,
+        }
+    }
+
+    /// A writer whose subqueries look their tables up in `schema`. IR 1.1.
+    pub fn with_schema(syntax: &'a S, scope: Scope<'a>, schema: &'a Schema) -> Self {
+        ExprWriter {
+            syntax,
+            scope,
+            schema: Some(schema),
+        }
+    }
+
+    /// A subquery's SQL, in parentheses, its scope inside this writer's.
+    fn subquery(&self, query: &Query) -> Result<String, PluginError> {
+        Ok(format!(
+            "({})",
+            render_query(self.syntax, query, self.scope, self.schema)?
+        ))
     }
 
     pub fn expr(&self, e: &Expr) -> Result<String, PluginError> {
         let syntax = self.syntax;
         Ok(match e {
             Expr::Column(c) => match &c.table {
-                // A qualified name needs no scope: the DBMS resolves the table.
-                Some(table) => format!("{}.{}", syntax.ident(table)?, syntax.ident(&c.column)?),
+                Some(table) => {
+                    self.scope.check_qualified(table, &c.column)?;
+                    format!("{}.{}", syntax.ident(table)?, syntax.ident(&c.column)?)
+                }
                 None => {
                     self.scope.check(&c.column)?;
                     syntax.ident(&c.column)?
@@ -86,6 +112,24 @@ impl<'a, S: SqlSyntax + ?Sized> ExprWriter<'a, S> {
                     .map(|e| self.expr(e))
                     .collect::<Result<Vec<_>, _>>()?;
                 syntax.concat(&parts)?
+            }
+            Expr::InSubquery {
+                operand,
+                query,
+                negated,
+            } => format!(
+                "({} {}IN {})",
+                self.expr(operand)?,
+                not(*negated),
+                self.subquery(query)?
+            ),
+            Expr::Exists { query, negated } => {
+                format!("({}EXISTS {})", not(*negated), self.subquery(query)?)
+            }
+            Expr::ScalarSubquery(query) => self.subquery(query)?,
+            Expr::Aggregate { func, arg } => {
+                let arg = arg.as_deref().map(|a| self.expr(a)).transpose()?;
+                syntax.aggregate(*func, arg.as_deref())?
             }
         })
     }

@@ -18,7 +18,8 @@
 //! - [`syntax`]: the trait a dialect implements;
 //! - [`scope`]: which columns a bare column name may refer to;
 //! - [`expr`]: expressions, lists and ORDER BY keys;
-//! - [`statement`]: BEGIN, COMMIT, ROLLBACK, SELECT, INSERT, UPDATE, DELETE;
+//! - [`statement`]: BEGIN, COMMIT, ROLLBACK, SELECT, INSERT, UPDATE, DELETE,
+//!   and (IR 1.1) queries over joins with aggregates, INSERT … SELECT;
 //! - [`ddl`]: CREATE TABLE with its indexes, DROP TABLE;
 //! - [`lexical`]: quoting, hexadecimal and decimal helpers for literals;
 //! - [`types`]: the column types the shipped dialects offer;
@@ -37,8 +38,8 @@ pub use ddl::{create_table, drop_table};
 pub use errors::classify_with;
 pub use expr::{literal_under_minus, ExprWriter};
 pub use lexical::{finite_float, lower_hex, quoted, upper_hex, PlainDecimal};
-pub use scope::Scope;
-pub use statement::render_statement;
+pub use scope::{QueryScope, Scope};
+pub use statement::{render_query, render_statement};
 pub use syntax::{InsertForm, SqlSyntax};
 pub use types::COLUMN_TYPES;
 

@@ -103,6 +103,32 @@ pub trait SqlSyntax {
         Ok(())
     }
 
+    /// A join keyword (`INNER JOIN`, `LEFT JOIN`); by default the standard
+    /// spelling ([`JoinKind::sql`]), which every DBMS so far reads. IR 1.1.
+    fn join(&self, kind: JoinKind) -> Result<&'static str, PluginError> {
+        Ok(kind.sql())
+    }
+
+    /// An aggregate call, `arg` already rendered (`None`: `COUNT(*)`). IR 1.1.
+    fn aggregate(&self, func: AggregateFunc, arg: Option<&str>) -> Result<String, PluginError> {
+        match (func, arg) {
+            (AggregateFunc::Count, None) => Ok("COUNT(*)".to_string()),
+            (func, Some(arg)) => Ok(format!("{}({arg})", func.sql())),
+            (func, None) => Err(PluginError::invalid_input(format!(
+                "{} needs an argument; only COUNT takes *",
+                func.sql()
+            ))),
+        }
+    }
+
+    /// Checks an UPDATE or DELETE (`statement`) of `target` with a subquery
+    /// that reads `target` too. By default nothing: most DBMSs allow it. A
+    /// DBMS that refuses it (MySQL's error 1093) refuses it here, before it
+    /// runs; generators avoid the form for such a dialect. IR 1.1.
+    fn check_target_in_subquery(&self, _statement: &str, _target: &str) -> Result<(), PluginError> {
+        Ok(())
+    }
+
     /// Text after CREATE TABLE's closing parenthesis (storage engine, collation),
     /// with its leading space.
     fn table_options(&self) -> &'static str {
