@@ -41,8 +41,9 @@ pub enum Dependency {
     /// inserted a row it did not hold.
     PredicateAnti,
     /// S_j's values read a version S_i installed, through a subquery
-    /// (INSERT … VALUES ((SELECT …)), SET c = (SELECT …)). The IR has no
-    /// subqueries yet, so no case has this dependency.
+    /// (INSERT … VALUES ((SELECT …)), SET c = (SELECT …)). Cases with
+    /// subqueries are undecided for now (one version-set read per statement),
+    /// so none has this dependency yet.
     ValueWrite,
 }
 
