@@ -53,7 +53,7 @@ pub fn classify(
     };
     for (u, unit) in units.iter().enumerate() {
         let reads = observed.reads[u].iter();
-        for (role, seen) in reads {
+        for (role, table, seen) in reads {
             let at = unit
                 .with_role(*role)
                 .next()
@@ -93,7 +93,7 @@ pub fn classify(
                         at.to_string(),
                     ),
                     kind,
-                    table: unit.table.clone(),
+                    table: table.clone(),
                     row: item as h::RowId,
                     versions,
                     values: String::new(),

@@ -72,8 +72,9 @@ pub enum Installer {
 /// What the units' statements returned, as versions.
 #[derive(Debug, Default)]
 pub struct Observed {
-    /// Per unit: the versions each of its reads returned, by role.
-    pub reads: Vec<Vec<(Role, BTreeSet<Version>)>>,
+    /// Per unit: the versions each of its reads returned, with its role and
+    /// the table it read.
+    pub reads: Vec<Vec<(Role, String, BTreeSet<Version>)>>,
     /// Per unit: the versions its after-write read returned.
     pub installed: Vec<BTreeSet<Version>>,
     /// Per unit: the versions its before-write read returned, when its
@@ -136,18 +137,16 @@ pub fn observe(
         }
     }
     for (u, unit) in units.iter().enumerate() {
-        let k = keys(&unit.table).ok_or_else(|| format!("no keys for `{}`", unit.table))?;
         let mut reads = Vec::new();
         let mut installed = BTreeSet::new();
         let mut overwritten = BTreeSet::new();
         for &(at, role) in &unit.members {
             let record = history.record(at).ok_or("the history lacks a statement")?;
-            let is_read = case
-                .statement(at)
-                .is_some_and(|s| matches!(s, Statement::Select(_)));
-            if !is_read {
+            let Some(Statement::Select(select)) = case.statement(at) else {
                 continue;
-            }
+            };
+            let table = select.table.clone();
+            let k = keys(&table).ok_or_else(|| format!("no keys for `{table}`"))?;
             let seen = versions_of(&record.outcome, &k).map_err(|e| format!("{at}: {e}"))?;
             match role {
                 Role::AfterWrite => {
@@ -158,9 +157,9 @@ pub fn observe(
                 }
                 Role::BeforeWrite => {
                     overwritten = seen.clone();
-                    reads.push((role, seen));
+                    reads.push((role, table, seen));
                 }
-                _ => reads.push((role, seen)),
+                _ => reads.push((role, table, seen)),
             }
         }
         let failed = history
@@ -170,7 +169,7 @@ pub fn observe(
             // A write that failed overwrote nothing: its before-write read
             // is a plain read of the versions it found.
             overwritten.clear();
-            for (role, _) in reads.iter_mut() {
+            for (role, _, _) in reads.iter_mut() {
                 if *role == Role::BeforeWrite {
                     *role = Role::Statement;
                 }
@@ -237,6 +236,21 @@ pub struct Timing<'a> {
     pub ended: &'a dyn Fn(usize) -> Option<usize>,
 }
 
+/// The tables the values a statement writes read through subqueries: an
+/// INSERT's rows, an UPDATE's assignments.
+fn value_tables(statement: &Statement) -> Vec<String> {
+    let exprs: Vec<&Expr> = match statement {
+        Statement::Insert(insert) => insert.rows.iter().flatten().collect(),
+        Statement::Update(update) => update.assignments.iter().map(|a| &a.value).collect(),
+        _ => Vec::new(),
+    };
+    exprs
+        .into_iter()
+        .flat_map(|e| e.tables())
+        .map(str::to_string)
+        .collect()
+}
+
 /// Builds the graph over `included` units (those of committed transactions).
 pub fn build(
     units: &[Unit],
@@ -258,17 +272,32 @@ pub fn build(
     let is_write = |u: usize| kind_of(u).is_some_and(Statement::is_write);
     let is_insert = |u: usize| matches!(kind_of(u), Some(Statement::Insert(_)));
     // Who read each version, with the role of the read.
-    let mut readers: BTreeMap<Version, Vec<(usize, Role)>> = BTreeMap::new();
+    let mut readers: BTreeMap<Version, Vec<(usize, Role, &str)>> = BTreeMap::new();
     for &u in included {
-        for (role, seen) in &observed.reads[u] {
+        for (role, table, seen) in &observed.reads[u] {
             if *role == Role::VersionSet && timing.read_at_end.contains(&u) {
                 continue;
             }
             for &v in seen {
-                readers.entry(v).or_default().push((u, *role));
+                readers
+                    .entry(v)
+                    .or_default()
+                    .push((u, *role, table.as_str()));
             }
         }
     }
+    // The tables a write's values read through subqueries.
+    let value_tables: BTreeMap<usize, Vec<String>> = included
+        .iter()
+        .map(|&u| {
+            (
+                u,
+                case.statement(units[u].main)
+                    .map(value_tables)
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
     let mut overwriters: BTreeMap<Version, Vec<usize>> = BTreeMap::new();
     for &u in included {
         for &v in &observed.overwritten[u] {
@@ -278,9 +307,12 @@ pub fn build(
     for (&v, list) in &readers {
         // Read and write dependencies: the installer comes first.
         if let Some(Installer::Unit(i)) = observed.installer.get(&v) {
-            for &(u, role) in list {
+            for &(u, role, table) in list {
                 let kind = match role {
                     Role::BeforeWrite => Dependency::ItemWrite,
+                    Role::VersionSet if value_tables[&u].iter().any(|t| t == table) => {
+                        Dependency::ValueWrite
+                    }
                     Role::VersionSet if is_write(u) => Dependency::PredicateWrite,
                     Role::VersionSet => Dependency::PredicateRead,
                     _ => Dependency::ItemRead,
@@ -291,7 +323,7 @@ pub fn build(
         // Anti dependencies: whoever read a version comes before whoever
         // overwrote it.
         for &w in overwriters.get(&v).into_iter().flatten() {
-            for &(r, role) in list {
+            for &(r, role, _) in list {
                 let kind = match role {
                     Role::Statement => Dependency::ItemAnti,
                     Role::VersionSet if is_write(r) => Dependency::PredicateWrite,
@@ -328,11 +360,11 @@ pub fn build(
             continue;
         }
         for &r in included {
-            if r == w || units[r].table != units[w].table || timing.read_at_end.contains(&r) {
+            if r == w || timing.read_at_end.contains(&r) {
                 continue;
             }
-            for (role, seen) in &observed.reads[r] {
-                if *role != Role::VersionSet {
+            for (role, table, seen) in &observed.reads[r] {
+                if *role != Role::VersionSet || *table != units[w].table {
                     continue;
                 }
                 let saw = |items: &BTreeSet<i64>| seen.iter().any(|v| items.contains(&v.0));

@@ -7,9 +7,10 @@
 //! Then every data statement of an explicit transaction becomes a *unit*,
 //! submitted as one block:
 //!
-//! - a version-set read (VSR): `SELECT *` of the statement's table, for the
+//! - version-set reads (VSR): `SELECT *` of the statement's table, for the
 //!   versions its predicate could have looked at (for an INSERT, the rows
-//!   its keys could collide with);
+//!   its keys could collide with), and of every other table it reads
+//!   through subqueries or joins;
 //! - a before-write read (BWR) before UPDATE and DELETE, with the statement's
 //!   own WHERE (and before REPLACE, of the rows it may remove): the versions
 //!   the write overwrites;
@@ -142,9 +143,18 @@ pub fn instrument(mut case: TestCase, config: &TxcheckConfig) -> Result<TestCase
             };
             let k = keys_of(&table)?;
             // Before an INSERT too: whether its rows collide with a key
-            // depends on the rows its table holds.
+            // depends on the rows its table holds. Then one for every other
+            // table the statement reads (subqueries, joins).
             if explicit {
-                around.before.push(version_set_read(&table, &k));
+                let mut read = vec![table.clone()];
+                for t in statement.tables_read() {
+                    if !read.iter().any(|r| r == t) {
+                        read.push(t.to_string());
+                    }
+                }
+                for t in &read {
+                    around.before.push(version_set_read(t, &keys_of(t)?));
+                }
             }
             match statement {
                 Statement::Select(select) => {

@@ -122,3 +122,25 @@ fn f_stmt_predicate_anti() {
     assert_eq!(back, BTreeSet::from([Dependency::PredicateAnti]));
     assert!(forward.is_empty(), "{forward:?}");
 }
+
+#[test]
+fn g_stmt_value_write() {
+    // The INSERT's value is `(SELECT min(value) FROM t)`: its version set of
+    // `t`, the table its value reads, holds the update's version.
+    let min_value = scalar(query(
+        "t",
+        None,
+        vec![agg(AggregateFunc::Min, c("value"))],
+        None,
+    ));
+    let insert = Statement::Insert(Insert {
+        table: "t".into(),
+        columns: vec!["id".into(), "value".into()],
+        rows: vec![vec![int(1), min_value]],
+        on_conflict: OnConflict::Error,
+    });
+    let (forward, back) = edges(set_value(1, None), insert, [0, 1]);
+    // Also predicate-anti: the update's version set did not hold the new row.
+    assert!(forward.contains(&Dependency::ValueWrite), "{forward:?}");
+    assert!(back.is_empty(), "{back:?}");
+}
