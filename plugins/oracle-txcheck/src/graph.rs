@@ -41,9 +41,8 @@ pub enum Dependency {
     /// inserted a row it did not hold.
     PredicateAnti,
     /// S_j's values read a version S_i installed, through a subquery
-    /// (INSERT … VALUES ((SELECT …)), SET c = (SELECT …)). Cases with
-    /// subqueries are undecided for now (one version-set read per statement),
-    /// so none has this dependency yet.
+    /// (INSERT … VALUES ((SELECT …)), SET c = (SELECT …)): the version-set
+    /// read of a table the values read holds it.
     ValueWrite,
 }
 
