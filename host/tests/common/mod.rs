@@ -63,4 +63,5 @@ pub fn plugin_listing(o: &std::process::Output) -> String {
     );
     out
 }
+pub mod generated;
 pub mod private_postgres;
