@@ -1,6 +1,6 @@
 //! A test case: initial database, transactions, and the order statements are submitted in.
 
-use super::{LevelSemantics, Schema, SnapshotPoint, Statement, Value};
+use super::{ErrorClass, LevelSemantics, Outcome, Schema, SnapshotPoint, Statement, Value};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -218,6 +218,33 @@ impl TestCase {
             let form = self.statement(at)?.query_form()?;
             Some(format!("{at} {form}"))
         })
+    }
+
+    /// Whether two runs' outcomes of statement `at` may differ only by the
+    /// order in which the DBMS visited the rows: an UPDATE that assigns a
+    /// PRIMARY KEY or UNIQUE column, matched several rows in one run and
+    /// failed with a constraint violation in the other. Unique keys are
+    /// checked row by row (MySQL-family servers, PostgreSQL's non-deferred
+    /// constraints), so whether such an UPDATE collides midway depends on
+    /// the plan, not on isolation.
+    pub fn row_order_collision(&self, at: StatementRef, a: &Outcome, b: &Outcome) -> bool {
+        let Some(Statement::Update(update)) = self.statement(at) else {
+            return false;
+        };
+        let Some(table) = self.schema.table(&update.table) else {
+            return false;
+        };
+        let keyed = |column: &str| {
+            std::iter::once(&table.primary_key)
+                .chain(&table.unique)
+                .any(|key| key.iter().any(|c| c == column))
+        };
+        if !update.assignments.iter().any(|x| keyed(&x.column)) {
+            return false;
+        }
+        let collided = |o: &Outcome| o.error().is_some_and(|e| e.class == ErrorClass::Constraint);
+        let several = |o: &Outcome| matches!(o, Outcome::Affected { rows } if *rows > 1);
+        (collided(a) && several(b)) || (collided(b) && several(a))
     }
 
     pub fn validate(&self) -> Result<(), CaseError> {

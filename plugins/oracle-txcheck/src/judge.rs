@@ -169,7 +169,7 @@ pub fn judge(
     }
     if let Some(at) = differing
         .iter()
-        .find(|(at, t, a)| key_order_dependent(case, *at, t, a))
+        .find(|(at, t, a)| case.row_order_collision(*at, t, a))
         .map(|(at, _, _)| *at)
     {
         return Ok(undecided(format!(
@@ -180,30 +180,6 @@ pub fn judge(
     Ok(Verdict::Finding(finding(
         case, &units, &order, &sdg, &differing, &tables, dialect,
     )))
-}
-
-/// Whether `at` is an UPDATE of a PRIMARY KEY or UNIQUE column that
-/// succeeded in one run and failed with a constraint violation in the
-/// other, having matched more than one row: whether such an UPDATE collides
-/// midway depends on the order the DBMS visits the rows.
-fn key_order_dependent(case: &TestCase, at: StatementRef, a: &Outcome, b: &Outcome) -> bool {
-    let Some(Statement::Update(update)) = case.statement(at) else {
-        return false;
-    };
-    let Some(table) = case.schema.table(&update.table) else {
-        return false;
-    };
-    let keyed = |column: &str| {
-        std::iter::once(&table.primary_key)
-            .chain(&table.unique)
-            .any(|key| key.iter().any(|c| c == column))
-    };
-    if !update.assignments.iter().any(|x| keyed(&x.column)) {
-        return false;
-    }
-    let collided = |o: &Outcome| o.error().is_some_and(|e| e.class == ErrorClass::Constraint);
-    let several = |o: &Outcome| matches!(o, Outcome::Affected { rows } if *rows > 1);
-    (collided(a) && several(b)) || (collided(b) && several(a))
 }
 
 /// A committed read returned a version that no statement installed, or that

@@ -117,6 +117,20 @@ impl Oracle for WssOracle {
         if results.iter().all(|r| r.differences.is_empty()) {
             return Ok(Verdict::Pass);
         }
+        // A multi-row UPDATE of a key that collided in one run only: the
+        // order the DBMS visited the rows decided it, not isolation.
+        for r in &results {
+            for (&at, serial) in &r.replay.outcomes {
+                let concurrent = history.record(at).map(|x| &x.outcome);
+                if concurrent.is_some_and(|c| case.row_order_collision(at, c, serial)) {
+                    return Ok(Verdict::Undecided {
+                        reason: format!(
+                            "{at} (UPDATE) changes a key column of several rows and collided with a key in one run only: unique keys are checked row by row, so the order the DBMS visits the rows decides it"
+                        ),
+                    });
+                }
+            }
+        }
         let mut search_note = None;
         if self.config.search_serial_orders && orders::applies(&self.dialect, case) {
             match orders::search(db, case, history, &concurrent_state, &self.config)? {
