@@ -9,6 +9,9 @@
 //! servers); with `TXLAB_REQUIRE_LIVE=1` an unreachable server fails the test,
 //! otherwise it says that it skipped and why.
 
+mod common;
+
+use common::servers::url;
 use std::sync::Arc;
 use std::time::Duration;
 use txlab_host::driver::Driver;
@@ -25,14 +28,6 @@ impl ProbeReader for NoProbe {
     fn read(&self, _: &LockProbeReading) -> Result<Option<bool>, DriverError> {
         Ok(None)
     }
-}
-
-fn url(kind: ServerKind) -> String {
-    let default = match kind {
-        ServerKind::Mysql => "mysql://root@127.0.0.1:3306",
-        ServerKind::Postgres => "postgres://postgres@127.0.0.1:5432/postgres",
-    };
-    std::env::var(kind.url_env()).unwrap_or_else(|_| default.to_string())
 }
 
 /// A database of the test's own on the server, and a driver for it; `None`

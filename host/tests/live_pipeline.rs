@@ -4,18 +4,12 @@
 
 mod common;
 
+use common::servers::{reachable, url};
+
 use mysql_async::prelude::Queryable;
 use std::path::Path;
 use std::process::Command;
 use txlab_host::driver::ServerKind;
-
-fn url(kind: ServerKind) -> String {
-    let default = match kind {
-        ServerKind::Mysql => "mysql://root@127.0.0.1:3306",
-        ServerKind::Postgres => "postgres://postgres@127.0.0.1:5432/postgres",
-    };
-    std::env::var(kind.url_env()).unwrap_or_else(|_| default.to_string())
-}
 
 /// The databases among `names` that still exist, or None if the server is
 /// unreachable.
@@ -42,22 +36,6 @@ async fn existing(kind: ServerKind, url: &str, names: &[String]) -> Result<Vec<S
                 .map_err(|e| e.to_string())?;
             let all: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
             Ok(names.iter().filter(|n| all.contains(n)).cloned().collect())
-        }
-    }
-}
-
-/// Whether the server answers; when it does not, the test may skip (and says
-/// so) unless TXLAB_REQUIRE_LIVE=1, when it fails.
-async fn reachable(kind: ServerKind, what: &str) -> bool {
-    match existing(kind, &url(kind), &[]).await {
-        Ok(_) => true,
-        Err(e) => {
-            let why = format!("{what}: the server is unreachable: {e}");
-            if std::env::var("TXLAB_REQUIRE_LIVE").as_deref() == Ok("1") {
-                panic!("{why}");
-            }
-            eprintln!("skipped: {why}");
-            false
         }
     }
 }

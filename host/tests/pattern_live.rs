@@ -13,7 +13,8 @@
 
 mod common;
 
-use common::generated::{reachable, run, tally, url};
+use common::generated::{run, tally};
+use common::servers::{reachable, url};
 use txlab_host::driver::ServerKind;
 
 /// Cases per DBMS: about 2,000 statements (a case has 6 to 8 statements of

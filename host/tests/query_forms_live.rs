@@ -8,7 +8,8 @@
 
 mod common;
 
-use common::generated::{reachable, run, tally, url};
+use common::generated::{run, tally};
+use common::servers::{reachable, url};
 use txlab_host::driver::ServerKind;
 use txlab_plugin_api::ir::TestCase;
 

@@ -16,6 +16,8 @@
 
 mod common;
 
+use common::servers::url;
+
 use std::path::Path;
 use std::process::Command;
 use txlab_host::driver::ServerKind;
@@ -23,14 +25,6 @@ use txlab_plugin_api::ir::*;
 use txlab_testkit::build::*;
 
 const RR: IsolationLevel = IsolationLevel::RepeatableRead;
-
-fn url(kind: ServerKind) -> String {
-    let default = match kind {
-        ServerKind::Mysql => "mysql://root@127.0.0.1:3306",
-        ServerKind::Postgres => "postgres://postgres@127.0.0.1:5432/postgres",
-    };
-    std::env::var(kind.url_env()).unwrap_or_else(|_| default.to_string())
-}
 
 fn t() -> Table {
     table(

@@ -2,58 +2,10 @@
 //! reading every statement's outcome back: for the tests that check how
 //! often generated SQL fails by the generator's fault.
 
-use mysql_async::prelude::Queryable;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use txlab_host::driver::ServerKind;
 use txlab_plugin_api::ir::{ErrorClass, History, Outcome};
-
-pub fn url(kind: ServerKind) -> String {
-    let default = match kind {
-        ServerKind::Mysql => "mysql://root@127.0.0.1:3306",
-        ServerKind::Postgres => "postgres://postgres@127.0.0.1:5432/postgres",
-    };
-    std::env::var(kind.url_env()).unwrap_or_else(|_| default.to_string())
-}
-
-pub async fn ping(kind: ServerKind, url: &str) -> Result<(), String> {
-    match kind {
-        ServerKind::Mysql => {
-            let mut conn = mysql_async::Conn::from_url(url)
-                .await
-                .map_err(|e| e.to_string())?;
-            conn.query_drop("SELECT 1").await.map_err(|e| e.to_string())
-        }
-        ServerKind::Postgres => {
-            let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-                .await
-                .map_err(|e| e.to_string())?;
-            tokio::spawn(connection);
-            client
-                .simple_query("SELECT 1")
-                .await
-                .map(|_| ())
-                .map_err(|e| e.to_string())
-        }
-    }
-}
-
-/// Whether the server answers; when it does not, the test may skip (and says
-/// so) unless TXLAB_REQUIRE_LIVE=1, when it fails.
-pub async fn reachable(kind: ServerKind, what: &str) -> bool {
-    match ping(kind, &url(kind)).await {
-        Ok(()) => true,
-        Err(e) => {
-            let why = format!("{what}: the server is unreachable: {e}");
-            if std::env::var("TXLAB_REQUIRE_LIVE").as_deref() == Ok("1") {
-                panic!("{why}");
-            }
-            eprintln!("skipped: {why}");
-            false
-        }
-    }
-}
 
 /// Runs `txlab run CONFIG` with `args`; checks that it ran every case
 /// without a tool error and returns the run directory and its summary.

@@ -65,3 +65,4 @@ pub fn plugin_listing(o: &std::process::Output) -> String {
 }
 pub mod generated;
 pub mod private_postgres;
+pub mod servers;

@@ -1,0 +1,50 @@
+//! The live servers the tests use: where they are, and whether they answer.
+
+use mysql_async::prelude::Queryable;
+use txlab_host::driver::ServerKind;
+
+pub fn url(kind: ServerKind) -> String {
+    let default = match kind {
+        ServerKind::Mysql => "mysql://root@127.0.0.1:3306",
+        ServerKind::Postgres => "postgres://postgres@127.0.0.1:5432/postgres",
+    };
+    std::env::var(kind.url_env()).unwrap_or_else(|_| default.to_string())
+}
+
+pub async fn ping(kind: ServerKind, url: &str) -> Result<(), String> {
+    match kind {
+        ServerKind::Mysql => {
+            let mut conn = mysql_async::Conn::from_url(url)
+                .await
+                .map_err(|e| e.to_string())?;
+            conn.query_drop("SELECT 1").await.map_err(|e| e.to_string())
+        }
+        ServerKind::Postgres => {
+            let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+                .await
+                .map_err(|e| e.to_string())?;
+            tokio::spawn(connection);
+            client
+                .simple_query("SELECT 1")
+                .await
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// Whether the server answers; when it does not, the test may skip (and says
+/// so) unless TXLAB_REQUIRE_LIVE=1, when it fails.
+pub async fn reachable(kind: ServerKind, what: &str) -> bool {
+    match ping(kind, &url(kind)).await {
+        Ok(()) => true,
+        Err(e) => {
+            let why = format!("{what}: the server is unreachable: {e}");
+            if std::env::var("TXLAB_REQUIRE_LIVE").as_deref() == Ok("1") {
+                panic!("{why}");
+            }
+            eprintln!("skipped: {why}");
+            false
+        }
+    }
+}
