@@ -12,6 +12,11 @@ use txlab_plugin_api::prelude::*;
 /// changed the database since that BEGIN fails with a serialization failure
 /// instead of silently overwriting the other session's work. Statement errors
 /// are statement-scoped: the transaction goes on, as in MySQL.
+///
+/// `RunCase` runs the case's transactions one after another, in the order
+/// they start in its submitted order ([`serial_history`](crate::serial_history)):
+/// a serial run, which every isolation level allows; the database is left
+/// with the case's schema and final rows.
 #[derive(Debug, Default)]
 pub struct MemoryDb {
     schema: Schema,
@@ -111,6 +116,34 @@ impl MemoryDb {
                     .remove(&session)
                     .ok_or_else(|| unknown_session(session))?;
                 Ok(HostDbResponse::Done)
+            }
+            HostDbRequest::RunCase { case } => {
+                case.validate().map_err(|e| {
+                    PluginError::invalid_input(format!("the case to run is not valid: {e}"))
+                })?;
+                // serial_history panics on rows that do not fit; refuse them here.
+                MemoryDb::with_rows(&case.schema, &case.initial_rows)?;
+                let mut order: Vec<usize> = Vec::new();
+                for at in &case.submitted_order {
+                    if !order.contains(&at.txn()) {
+                        order.push(at.txn());
+                    }
+                }
+                let history = crate::history::serial_history(&case, &order);
+                let rows: Vec<TableRows> = history
+                    .final_state
+                    .iter()
+                    .flat_map(|state| &state.tables)
+                    .map(|t| TableRows {
+                        table: t.table.clone(),
+                        columns: t.columns.clone(),
+                        rows: t.rows.clone(),
+                    })
+                    .collect();
+                self.load(case.schema.clone(), &rows)?;
+                Ok(HostDbResponse::History {
+                    history: Box::new(history),
+                })
             }
             other => Err(PluginError::unsupported(format!(
                 "the in-memory database does not handle {other:?}"

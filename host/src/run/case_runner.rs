@@ -153,6 +153,7 @@ impl<'a> CaseRunner<'a> {
                 resolved.dialect.clone(),
                 env.limits,
                 setups[0].clone(),
+                env.settings,
             )?)
         } else {
             None

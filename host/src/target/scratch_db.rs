@@ -3,7 +3,8 @@
 use super::case_db::Pooled;
 use super::install::{apply_setup, install, read_tables};
 use super::{to_outcome, TargetError};
-use crate::driver::{Driver, Session};
+use crate::driver::{Driver, Monitor, Session};
+use crate::executor::{ExecutorSettings, ScheduleExecutor};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::runtime::Runtime;
@@ -27,6 +28,10 @@ pub struct ScratchDb {
     rendered: Option<RenderedCase>,
     /// The dialect's ROLLBACK, for sessions an oracle leaves open.
     control: TransactionControl,
+    /// How `RunCase` runs a case: as the worker runs its cases.
+    settings: ExecutorSettings,
+    /// The lock-wait probe of `RunCase`, opened at its first use.
+    monitor: Option<Box<dyn Monitor>>,
 }
 
 /// A case with only a schema and rows: what a reset renders.
@@ -49,6 +54,7 @@ impl ScratchDb {
         dialect: Arc<DialectHandle>,
         limits: SessionLimits,
         admin_setup: SessionSetup,
+        settings: ExecutorSettings,
     ) -> Result<Self, TargetError> {
         let control = dialect
             .render_case(&tables_only(Schema::default(), Vec::new()), &limits)?
@@ -66,6 +72,8 @@ impl ScratchDb {
             schema: None,
             rendered: None,
             control,
+            settings,
+            monitor: None,
         })
     }
 
@@ -77,6 +85,7 @@ impl ScratchDb {
         self.idle.clear();
         self.schema = None;
         self.rendered = None;
+        self.monitor = None;
     }
 
     /// Closes what an oracle left open, so the next check starts clean.
@@ -194,6 +203,87 @@ impl ScratchDb {
             .map_err(|e| PluginError::host(format!("scratch database: {e}")))
     }
 
+    /// Runs a whole case concurrently, as the worker runs its cases: tables
+    /// reset, one session per transaction (kept ones reused), the schedule
+    /// executor, the final state.
+    fn run_case(&mut self, case: TestCase) -> Result<History, PluginError> {
+        let host = |e: &dyn std::fmt::Display| PluginError::host(format!("scratch database: {e}"));
+        case.validate().map_err(|e| {
+            PluginError::invalid_input(format!("the case to run is not valid: {e}"))
+        })?;
+        let rendered = self
+            .dialect
+            .render_case(&case, &self.limits)
+            .map_err(|e| PluginError::invalid_input(e.to_string()))?;
+        if self.monitor.is_none() {
+            let monitor = self
+                .runtime
+                .block_on(self.driver.monitor())
+                .map_err(|e| host(&e))?;
+            self.monitor = Some(monitor);
+        }
+        let dialect = self.dialect.clone();
+        let runtime = self.runtime.clone();
+        let mut previous = self.schema.take();
+        let admin = self.admin()?;
+        let installed = runtime.block_on(install(
+            admin.as_mut(),
+            &dialect,
+            &mut previous,
+            &case.schema,
+            &rendered,
+        ));
+        self.schema = previous;
+        installed.map_err(|e| host(&e))?;
+        self.rendered = Some(rendered.clone());
+        let setups: Vec<SessionSetup> = rendered
+            .transactions
+            .iter()
+            .map(|t| t.session.clone())
+            .collect();
+        let mut sessions = Vec::with_capacity(setups.len());
+        for setup in &setups {
+            let mut pooled = match self.idle.pop() {
+                Some(p) => p,
+                None => Pooled {
+                    session: runtime
+                        .block_on(self.driver.connect())
+                        .map_err(|e| host(&e))?,
+                    setup: None,
+                },
+            };
+            if pooled.setup.as_ref() != Some(setup) {
+                runtime
+                    .block_on(apply_setup(pooled.session.as_mut(), setup))
+                    .map_err(|e| host(&e))?;
+            }
+            sessions.push(pooled.session);
+        }
+        let executor = ScheduleExecutor {
+            settings: self.settings,
+            monitor: self.monitor.as_deref().expect("opened above"),
+            classifier: dialect.as_ref(),
+        };
+        let (history, returned) = runtime.block_on(executor.run(&case, &rendered, sessions));
+        for (session, setup) in returned.into_iter().zip(&setups) {
+            if let Some(session) = session {
+                self.idle.push(Pooled {
+                    session,
+                    setup: Some(setup.clone()),
+                });
+            }
+        }
+        let mut history = history.map_err(|e| host(&e))?;
+        let queries = rendered.read_state.clone();
+        let admin = self.admin()?;
+        history.final_state = Some(
+            runtime
+                .block_on(read_tables(admin.as_mut(), &queries))
+                .map_err(|e| host(&e))?,
+        );
+        Ok(history)
+    }
+
     fn close(&mut self, id: u32) -> Result<(), PluginError> {
         let (mut pooled, _) = self
             .sessions
@@ -230,6 +320,11 @@ impl HostDb for ScratchDb {
                 .map(|state| HostDbResponse::State { state }),
             HostDbRequest::CloseSession { session } => {
                 self.close(session).map(|()| HostDbResponse::Done)
+            }
+            HostDbRequest::RunCase { case } => {
+                self.run_case(case).map(|history| HostDbResponse::History {
+                    history: Box::new(history),
+                })
             }
             other => Err(PluginError::unsupported(format!(
                 "this txlab does not understand the request {other:?}"

@@ -106,6 +106,14 @@ pub enum HostDbRequest {
     ReadState,
     /// Close a session, rolling back anything it left open.
     CloseSession { session: u32 },
+    /// Run a whole case on the scratch database as the run ran the original:
+    /// its tables reset to its initial rows, each transaction on its own
+    /// session, statements submitted in `submitted_order` by the schedule
+    /// executor, the final state read. The case is run as given (no oracle
+    /// instruments it again). For oracles that judge a case by running an
+    /// edited copy of it (TxCheck's decycling). IR 1.1; an older host answers
+    /// with an error.
+    RunCase { case: TestCase },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -113,7 +121,17 @@ pub enum HostDbRequest {
 #[non_exhaustive]
 pub enum HostDbResponse {
     Done,
-    Session { id: u32 },
-    Outcome { outcome: Outcome },
-    State { state: DbState },
+    Session {
+        id: u32,
+    },
+    Outcome {
+        outcome: Outcome,
+    },
+    State {
+        state: DbState,
+    },
+    /// The history of a `RunCase`, with its final state. IR 1.1.
+    History {
+        history: Box<History>,
+    },
 }

@@ -275,6 +275,15 @@ pub trait HostDbExt: HostDb {
     fn close_session(&mut self, session: u32) -> Result<(), PluginError> {
         expect_done(self.call(HostDbRequest::CloseSession { session })?)
     }
+
+    /// Runs a whole case concurrently on the scratch database (IR 1.1; see
+    /// [`HostDbRequest::RunCase`]).
+    fn run_case(&mut self, case: &TestCase) -> Result<History, PluginError> {
+        match self.call(HostDbRequest::RunCase { case: case.clone() })? {
+            HostDbResponse::History { history } => Ok(*history),
+            other => Err(unexpected(other)),
+        }
+    }
 }
 
 impl<T: HostDb + ?Sized> HostDbExt for T {}

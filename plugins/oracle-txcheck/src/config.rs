@@ -19,6 +19,13 @@ version_column = "txc_version"
 # forbids is a vendor-permitted anomaly. "standard": every anomaly the standard
 # model forbids is a finding. Anything else leaves the case undecided.
 findings = "vendor"
+
+# A run that cannot be judged because of one statement (it waited for a lock
+# between its added reads, read newer rows than they show, or closes a cycle
+# of the statement graph) runs again on the scratch database without that
+# statement, as TxCheck does (decycling, Fig. 11), at most this many times
+# per case; 0 leaves such a case undecided.
+reruns = 4
 "#;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -27,6 +34,7 @@ pub struct TxcheckConfig {
     pub item_column: String,
     pub version_column: String,
     pub findings: FindingsFrom,
+    pub reruns: usize,
 }
 
 impl Default for TxcheckConfig {
@@ -35,6 +43,7 @@ impl Default for TxcheckConfig {
             item_column: "txc_item".into(),
             version_column: "txc_version".into(),
             findings: FindingsFrom::Vendor,
+            reruns: 4,
         }
     }
 }

@@ -29,6 +29,32 @@ fn undecided(reason: impl Into<String>) -> Verdict {
     }
 }
 
+/// What one run tells.
+#[derive(Debug)]
+pub enum Judged {
+    Decided(Verdict),
+    /// The run cannot be judged as it ran, because of one unit (it waited
+    /// inside its added reads, read newer rows than they show, or closes a
+    /// cycle): TxCheck runs the case again without it (decycling, Fig. 11).
+    Without {
+        unit: Unit,
+        reason: String,
+    },
+}
+
+impl From<Verdict> for Judged {
+    fn from(v: Verdict) -> Self {
+        Judged::Decided(v)
+    }
+}
+
+fn without(unit: &Unit, reason: String) -> Judged {
+    Judged::Without {
+        unit: unit.clone(),
+        reason,
+    }
+}
+
 fn label(case: &TestCase, at: StatementRef) -> String {
     format!(
         "{at} ({})",
@@ -36,16 +62,16 @@ fn label(case: &TestCase, at: StatementRef) -> String {
     )
 }
 
-/// The verdict on one run.
-pub fn judge(
+/// What one run tells: a verdict, or the unit to run the case again without.
+pub fn judge_run(
     case: &TestCase,
     history: &History,
     dialect: &DialectInfo,
     config: &TxcheckConfig,
     db: &mut dyn HostDb,
-) -> Result<Verdict, PluginError> {
+) -> Result<Judged, PluginError> {
     if let Some(reason) = history.unobserved_reasons(case).into_iter().next() {
-        return Ok(undecided(reason));
+        return Ok(undecided(reason).into());
     }
     if let Some(at) = case.submitted_order.iter().copied().find(|&at| {
         matches!(case.statement(at), Some(Statement::InsertSelect(_)))
@@ -55,7 +81,8 @@ pub fn judge(
         return Ok(undecided(format!(
             "{} is outside what TxCheck's added keys can follow yet: an INSERT … SELECT gives its rows no item keys, an aggregate in a SELECT's list hides them",
             label(case, at)
-        )));
+        ))
+        .into());
     }
     for (t, txn) in case.transactions.iter().enumerate() {
         let dirty = dialect
@@ -67,13 +94,15 @@ pub fn judge(
                 txn_label(t),
                 txn.isolation,
                 dialect.name
-            )));
+            ))
+            .into());
         }
         if txn.kind == TxnKind::Autocommit && txn.statements.iter().any(|s| s.table().is_some()) {
             return Ok(undecided(format!(
                 "{} is an autocommit statement, so the reads added around it run as transactions of their own",
                 txn_label(t)
-            )));
+            ))
+            .into());
         }
     }
     let units = units(case, config).map_err(PluginError::invalid_input)?;
@@ -84,11 +113,14 @@ pub fn judge(
         for at in units[u].refs() {
             if let Some(e) = history.record(at).and_then(|r| r.outcome.error()) {
                 if e.class.is_concurrency() {
-                    return Ok(undecided(format!(
-                        "{} failed with {} and its transaction went on to commit; run without transactions it cannot fail so",
-                        label(case, at),
-                        e.class
-                    )));
+                    return Ok(without(
+                        &units[u],
+                        format!(
+                            "{} failed with {} and its transaction went on to commit; run without transactions it cannot fail so",
+                            label(case, at),
+                            e.class
+                        ),
+                    ));
                 }
             }
         }
@@ -101,14 +133,14 @@ pub fn judge(
     let observed =
         graph::observe(case, history, &units, &keys).map_err(PluginError::invalid_input)?;
     if let Some(verdict) = versions_nobody_installed(case, &units, &committed, &observed, dialect) {
-        return Ok(verdict);
+        return Ok(verdict.into());
     }
     let chains = version_chains(history, &units, &committed, &observed);
     let read_at_end = match units_as_one_block(
         case, history, &units, &committed, &observed, &chains, dialect,
     ) {
         Ok(units) => units,
-        Err(verdict) => return Ok(*verdict),
+        Err(judged) => return Ok(*judged),
     };
     let completed = |at: StatementRef| history.completion_order.iter().position(|x| *x == at);
     let ended = |t: usize| {
@@ -135,13 +167,17 @@ pub fn judge(
             dialect,
             config.findings,
         ) {
-            return Ok(verdict);
+            return Ok(verdict.into());
         }
         let path: Vec<String> = cycle.iter().map(|&u| label(case, units[u].main)).collect();
-        return Ok(undecided(format!(
-            "the statement dependency graph has a cycle ({}); it cannot be sorted, and TxCheck would remove a statement and run the case again",
-            path.join(" → ")
-        )));
+        let u = most_connected(&sdg, &cycle);
+        return Ok(without(
+            &units[u],
+            format!(
+                "the statement dependency graph has a cycle ({}), which cannot be sorted",
+                path.join(" → ")
+            ),
+        ));
     }
     let order = topological_order(&sdg, case.seed);
     let replayed = replay(db, case, &units, &order)?;
@@ -165,7 +201,7 @@ pub fn judge(
     transactional_state.canonicalize();
     let tables = compare_states(&transactional_state, &replayed.state);
     if differing.is_empty() && tables.is_empty() {
-        return Ok(Verdict::Pass);
+        return Ok(Verdict::Pass.into());
     }
     if let Some(at) = differing
         .iter()
@@ -175,11 +211,13 @@ pub fn judge(
         return Ok(undecided(format!(
             "{} changes a key column of several rows: it succeeded in one run and collided with a key in the other, which depends on the order the DBMS visits the rows (unique keys are checked row by row), not on isolation",
             label(case, at)
-        )));
+        ))
+        .into());
     }
     Ok(Verdict::Finding(finding(
         case, &units, &order, &sdg, &differing, &tables, dialect,
-    )))
+    ))
+    .into())
 }
 
 /// A committed read returned a version that no statement installed, or that
@@ -446,7 +484,7 @@ fn units_as_one_block(
     observed: &Observed,
     chains: &BTreeMap<i64, Vec<(usize, Version)>>,
     dialect: &DialectInfo,
-) -> Result<BTreeSet<usize>, Box<Verdict>> {
+) -> Result<BTreeSet<usize>, Box<Judged>> {
     let mut read_at_end = BTreeSet::new();
     for &u in committed {
         let unit = &units[u];
@@ -476,10 +514,13 @@ fn units_as_one_block(
                         read_at_end.insert(u);
                         continue;
                     }
-                    return Err(Box::new(undecided(format!(
-                        "{} read rows that were not the latest committed ones when it completed, and its reads read the latest committed rows",
-                        label(case, unit.main)
-                    ))));
+                    return Err(Box::new(without(
+                        unit,
+                        format!(
+                            "{} read rows that were not the latest committed ones when it completed, and its reads read the latest committed rows",
+                            label(case, unit.main)
+                        ),
+                    )));
                 }
                 Some(s)
                     if ((s.is_write() && (outcome.error().is_some() || s.has_subquery()))
@@ -487,10 +528,13 @@ fn units_as_one_block(
                         || s.is_locking_read())
                         && stale_view(history, units, u, committed, observed, chains) =>
                 {
-                    return Err(Box::new(undecided(format!(
-                        "{} checked keys or rows on the latest committed data, newer than what its transaction's reads show; which rows it saw is unknown",
-                        label(case, unit.main)
-                    ))));
+                    return Err(Box::new(without(
+                        unit,
+                        format!(
+                            "{} checked keys or rows on the latest committed data, newer than what its transaction's reads show; which rows it saw is unknown",
+                            label(case, unit.main)
+                        ),
+                    )));
                 }
                 _ => {}
             }
@@ -507,13 +551,16 @@ fn units_as_one_block(
             if explained {
                 continue;
             }
-            return Err(Box::new(undecided(format!(
-                "{} and the reads added around {} did not run as one block: {} completed in between (a statement waited for a lock){}; TxCheck runs such a case again without the statement",
-                label(case, at),
-                label(case, unit.main),
-                label(case, intruder),
-                past.first().map(|p| format!(", and {p}")).unwrap_or_default()
-            ))));
+            return Err(Box::new(without(
+                unit,
+                format!(
+                    "{} and the reads added around {} did not run as one block: {} completed in between (a statement waited for a lock){}",
+                    label(case, at),
+                    label(case, unit.main),
+                    label(case, intruder),
+                    past.first().map(|p| format!(", and {p}")).unwrap_or_default()
+                ),
+            )));
         }
         if past.is_empty() {
             continue;
@@ -544,9 +591,9 @@ fn units_as_one_block(
             finding.explanation.push_str(&format!(
                 "\n\nAt {level} the dialect declares that UPDATE and DELETE read the latest committed rows while plain reads read the transaction's snapshot (InnoDB's \"current read\"): a write may change rows its transaction's reads do not show. The SQL standard's model of the level forbids the lost update this allows; the vendor documents it."
             ));
-            return Err(Box::new(Verdict::VendorPermitted(finding)));
+            return Err(Box::new(Verdict::VendorPermitted(finding).into()));
         }
-        return Err(Box::new(Verdict::Finding(finding)));
+        return Err(Box::new(Verdict::Finding(finding).into()));
     }
     Ok(read_at_end)
 }
@@ -606,6 +653,22 @@ fn a_cycle(sdg: &Sdg) -> Option<Vec<usize>> {
         }
         path.push(next);
     }
+}
+
+/// The unit of a cycle's strongly connected component with the most
+/// dependencies in and out, ties to the later unit: the one TxCheck's
+/// artifact removes to break the cycle.
+fn most_connected(sdg: &Sdg, cycle: &[usize]) -> usize {
+    let edges = |u: usize| {
+        let n = sdg.node[&u];
+        sdg.graph.neighbors_directed(n, Direction::Incoming).count()
+            + sdg.graph.neighbors_directed(n, Direction::Outgoing).count()
+    };
+    cycle
+        .iter()
+        .copied()
+        .max_by_key(|&u| (edges(u), u))
+        .expect("a cycle has units")
 }
 
 /// Kahn's algorithm, choosing among the ready units at random (the paper's

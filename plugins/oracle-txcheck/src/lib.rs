@@ -8,8 +8,9 @@
 //! sorted statements without transactions on the scratch database
 //! ([`replay`]): on a correct DBMS every statement gives the same result and
 //! the database ends the same (the paper's Theorem 1, which holds at every
-//! isolation level). A graph with a cycle cannot be sorted: that case is
-//! undecided, never a finding ([`judge`]).
+//! isolation level). A run that cannot be judged because of one statement
+//! (it waited inside its added reads, or closes a cycle) runs again without
+//! it ([`rerun`]); a cycle is never a TxCheck finding of its own ([`judge`]).
 
 pub mod classify;
 pub mod config;
@@ -17,6 +18,7 @@ pub mod graph;
 pub mod instrument;
 pub mod judge;
 pub mod replay;
+pub mod rerun;
 pub mod units;
 
 pub use config::{TxcheckConfig, DEFAULT_CONFIG};
@@ -61,7 +63,7 @@ impl Oracle for TxcheckOracle {
 
     fn check(&mut self, input: &CheckInput, db: &mut dyn HostDb) -> Result<Verdict, PluginError> {
         input.history.check_shape(&input.case)?;
-        judge::judge(&input.case, &input.history, &self.dialect, &self.config, db)
+        rerun::judge(&input.case, &input.history, &self.dialect, &self.config, db)
     }
 }
 
