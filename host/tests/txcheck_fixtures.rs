@@ -10,6 +10,13 @@
 //!   the rest passes.
 //! - F2, a rolled-back INSERT that a committed UPDATE must not see
 //!   (MySQL#107887): neither server shows it; the sorted run agrees.
+//! - F4, MariaDB 10.8.3's crash (Fig. 16): T1 inserts into t0, T0's DELETE
+//!   with nested subqueries and a LEFT JOIN over t0 waits for T1's rows, T1
+//!   updates t2. Fixed in MariaDB 10.11: no crash (the errors oracle says
+//!   so); T1's UPDATE closes a deadlock (the DELETE holds shared locks on the
+//!   t2 rows its subquery read, checked by hand with two clients), T1 rolls
+//!   back, the DELETE resumes, and TxCheck finds nothing. PostgreSQL's DELETE
+//!   does not wait: pass.
 //! - F6, blocking that separates the before-write read from its write (Fig. 11):
 //!   never a finding. MariaDB's UPDATE waits, then finds no row: as it ran the
 //!   case cannot be judged, so TxCheck runs it again without that UPDATE, and
@@ -38,6 +45,20 @@ fn t() -> Table {
 /// A case whose transactions are submitted in `order` (transaction indices,
 /// one per statement, as the paper prints its interleavings).
 fn case(rows: Vec<Vec<i64>>, transactions: Vec<Transaction>, order: &[usize]) -> TestCase {
+    let ints = |rows: Vec<Vec<i64>>| {
+        rows.into_iter()
+            .map(|r| r.into_iter().map(Value::Int).collect())
+            .collect()
+    };
+    case_over(vec![(t(), ints(rows))], transactions, order)
+}
+
+/// [`case`] over several tables, each with its initial rows.
+fn case_over(
+    tables: Vec<(Table, Vec<Vec<Value>>)>,
+    transactions: Vec<Transaction>,
+    order: &[usize],
+) -> TestCase {
     let mut next = vec![0usize; transactions.len()];
     let submitted_order = order
         .iter()
@@ -49,13 +70,13 @@ fn case(rows: Vec<Vec<i64>>, transactions: Vec<Transaction>, order: &[usize]) ->
     let case = TestCase {
         seed: 1,
         generator: "txcheck-fixture".into(),
-        schema: Schema { tables: vec![t()] },
-        initial_rows: vec![rows_of(
-            &t(),
-            rows.into_iter()
-                .map(|r| r.into_iter().map(Value::Int).collect())
-                .collect(),
-        )],
+        schema: Schema {
+            tables: tables.iter().map(|(t, _)| t.clone()).collect(),
+        },
+        initial_rows: tables
+            .into_iter()
+            .map(|(t, rows)| rows_of(&t, rows))
+            .collect(),
         transactions,
         submitted_order,
         intent: None,
@@ -240,6 +261,90 @@ fn f6() -> TestCase {
     )
 }
 
+/// F4 (Fig. 16): T1 inserts into t0; T0 deletes from t1 where EXISTS (a
+/// subquery over t2 whose WHERE is NOT IN a LEFT JOIN of t0 and t2), which
+/// waits for T1's rows on MariaDB; T1 then updates every row of t2.
+fn f4() -> TestCase {
+    let table_named = |name: &str| {
+        table(
+            name,
+            vec![
+                col("pkey", ColumnType::Int),
+                col("vkey", ColumnType::Int),
+                col("c0", ColumnType::Int),
+            ],
+            &["pkey"],
+        )
+    };
+    let rows = |rows: &[[i64; 3]]| -> Vec<Vec<Value>> {
+        rows.iter()
+            .map(|r| r.iter().map(|v| Value::Int(*v)).collect())
+            .collect()
+    };
+    let left_join = Query {
+        joins: vec![join(
+            JoinKind::Left,
+            "t2",
+            Some("ref3"),
+            eq(qc("ref2", "vkey"), qc("ref3", "vkey")),
+        )],
+        ..query(
+            "t0",
+            Some("ref2"),
+            vec![qc("ref3", "vkey")],
+            Some(Expr::binary(
+                BinaryOp::GtEq,
+                qc("ref3", "pkey"),
+                qc("ref2", "vkey"),
+            )),
+        )
+    };
+    let exists_filter = exists(
+        query(
+            "t2",
+            Some("ref0"),
+            vec![qc("ref0", "c0")],
+            Some(in_query(qc("t1", "c0"), left_join, true)),
+        ),
+        false,
+    );
+    case_over(
+        vec![
+            (table_named("t0"), rows(&[[1, 1, 40], [2, 2, 9]])),
+            (table_named("t1"), rows(&[[1, 1, 40], [2, 2, 7], [3, 3, 9]])),
+            (table_named("t2"), rows(&[[1, 1, 5], [2, 2, 40]])),
+        ],
+        vec![
+            explicit(
+                RR,
+                vec![
+                    Statement::Begin,
+                    delete("t1", Some(exists_filter)),
+                    Statement::Commit,
+                ],
+            ),
+            explicit(
+                RR,
+                vec![
+                    Statement::Begin,
+                    insert(
+                        "t0",
+                        &["vkey", "pkey", "c0"],
+                        vec![
+                            vec![Value::Int(89), Value::Int(188), Value::Int(40)],
+                            vec![Value::Int(97), Value::Int(230), Value::Int(9)],
+                        ],
+                        OnConflict::Error,
+                    ),
+                    update("t2", vec![("vkey", int(99))], None),
+                    Statement::Commit,
+                ],
+            ),
+        ],
+        &[0, 1, 1, 0, 1, 1, 0],
+    )
+}
+
 fn gt(a: Expr, b: Expr) -> Expr {
     Expr::binary(BinaryOp::Gt, a, b)
 }
@@ -265,6 +370,18 @@ fn f1_read_and_write_with_one_predicate() {
 fn f2_a_rolled_back_insert_leaves_no_trace() {
     for kind in [ServerKind::Mysql, ServerKind::Postgres] {
         if let Some(text) = replay(kind, &f2()) {
+            for v in verdicts(&text) {
+                assert!(v.ends_with(": pass"), "{text}");
+            }
+        }
+    }
+}
+
+#[test]
+fn f4_a_delete_with_nested_subqueries_that_waits_crashes_nothing() {
+    for kind in [ServerKind::Mysql, ServerKind::Postgres] {
+        if let Some(text) = replay(kind, &f4()) {
+            assert!(!text.contains("server-crash"), "{text}");
             for v in verdicts(&text) {
                 assert!(v.ends_with(": pass"), "{text}");
             }

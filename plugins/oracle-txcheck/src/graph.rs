@@ -235,12 +235,21 @@ pub struct Timing<'a> {
     pub ended: &'a dyn Fn(usize) -> Option<usize>,
 }
 
-/// The tables the values a statement writes read through subqueries: an
-/// INSERT's rows, an UPDATE's assignments.
+/// The tables the values a statement writes read: through subqueries, an
+/// INSERT's rows and an UPDATE's assignments; every table an INSERT …
+/// SELECT's query reads.
 fn value_tables(statement: &Statement) -> Vec<String> {
     let exprs: Vec<&Expr> = match statement {
         Statement::Insert(insert) => insert.rows.iter().flatten().collect(),
         Statement::Update(update) => update.assignments.iter().map(|a| &a.value).collect(),
+        Statement::InsertSelect(insert) => {
+            return insert
+                .query
+                .tables()
+                .into_iter()
+                .map(str::to_string)
+                .collect()
+        }
         _ => Vec::new(),
     };
     exprs
@@ -269,7 +278,12 @@ pub fn build(
     }
     let kind_of = |u: usize| case.statement(units[u].main);
     let is_write = |u: usize| kind_of(u).is_some_and(Statement::is_write);
-    let is_insert = |u: usize| matches!(kind_of(u), Some(Statement::Insert(_)));
+    let is_insert = |u: usize| {
+        matches!(
+            kind_of(u),
+            Some(Statement::Insert(_) | Statement::InsertSelect(_))
+        )
+    };
     // Who read each version, with the role of the read.
     let mut readers: BTreeMap<Version, Vec<(usize, Role, &str)>> = BTreeMap::new();
     for &u in included {

@@ -7,7 +7,7 @@
 use crate::classify::classify;
 use crate::config::TxcheckConfig;
 use crate::graph::{self, Installer, Observed, Sdg, Version};
-use crate::instrument::key_columns;
+use crate::instrument::{insert_select_keys, key_columns};
 use crate::replay::{compare_states, replay, same_outcome, TableDiff};
 use crate::units::{first_split, units, Role, Unit};
 use petgraph::algo::tarjan_scc;
@@ -73,16 +73,14 @@ pub fn judge_run(
     if let Some(reason) = history.unobserved_reasons(case).into_iter().next() {
         return Ok(undecided(reason).into());
     }
-    if let Some(at) = case.submitted_order.iter().copied().find(|&at| {
-        matches!(case.statement(at), Some(Statement::InsertSelect(_)))
-            || matches!(case.statement(at), Some(Statement::Select(s))
-                if matches!(&s.projection, Projection::Exprs(e) if e.iter().any(Expr::has_aggregate)))
-    }) {
-        return Ok(undecided(format!(
-            "{} is outside what TxCheck's added keys can follow yet: an INSERT … SELECT gives its rows no item keys, an aggregate in a SELECT's list hides them",
-            label(case, at)
-        ))
-        .into());
+    for &at in &case.submitted_order {
+        if let Err(why) = insert_select_keys(case, at) {
+            return Ok(undecided(format!(
+                "{} is an INSERT … SELECT whose rows get no item keys of their own: {why}",
+                label(case, at)
+            ))
+            .into());
+        }
     }
     for (t, txn) in case.transactions.iter().enumerate() {
         let dirty = dialect
@@ -524,7 +522,7 @@ fn units_as_one_block(
                 }
                 Some(s)
                     if ((s.is_write() && (outcome.error().is_some() || s.has_subquery()))
-                        || matches!(s, Statement::Insert(_))
+                        || matches!(s, Statement::Insert(_) | Statement::InsertSelect(_))
                         || s.is_locking_read())
                         && stale_view(history, units, u, committed, observed, chains) =>
                 {
