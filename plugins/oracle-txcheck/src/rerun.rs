@@ -83,7 +83,14 @@ pub fn judge(
         current = edited;
         history = &current_history;
         match judge_run(&current, history, dialect, config, db)? {
-            Judged::Decided(verdict) => return Ok(in_original_terms(verdict, &back, &removed)),
+            Judged::Decided(verdict) => {
+                let run = RunAgain {
+                    case: &current,
+                    history,
+                    back: &back,
+                };
+                return Ok(in_original_terms(verdict, &run, &removed));
+            }
             Judged::Without {
                 unit: next,
                 reason: why,
@@ -174,9 +181,36 @@ fn leave_out(
     Ok((edited, kept))
 }
 
+/// The last run of an edited copy: the copy, its history, and which
+/// statement of the original case each of its statements is.
+struct RunAgain<'a> {
+    case: &'a TestCase,
+    history: &'a History,
+    back: &'a [Vec<StatementRef>],
+}
+
+impl RunAgain<'_> {
+    /// `run-again.json`, for the finding's directory: what the verdict was
+    /// reached on.
+    fn file(&self) -> FindingFile {
+        let content = json!({
+            "about": "The case as TxCheck ran it again on the scratch database, and what that run recorded. Statements are numbered as in this copy; `original[t][s]` is the statement of the original case that statement s of transaction t is.",
+            "original": self.back,
+            "case": self.case,
+            "history": self.history,
+        });
+        FindingFile {
+            name: "run-again.json".into(),
+            content: serde_json::to_string_pretty(&content).expect("JSON values serialize"),
+        }
+    }
+}
+
 /// A verdict reached on an edited copy, told of the original case: its
-/// statements named as there, with the statements the copy left out.
-fn in_original_terms(verdict: Verdict, back: &[Vec<StatementRef>], removed: &[Removal]) -> Verdict {
+/// statements named as there, with the statements the copy left out, and
+/// the copy's run in `run-again.json`.
+fn in_original_terms(verdict: Verdict, run: &RunAgain<'_>, removed: &[Removal]) -> Verdict {
+    let back = run.back;
     let note = || {
         let lines: Vec<String> = removed
             .iter()
@@ -191,7 +225,7 @@ fn in_original_terms(verdict: Verdict, back: &[Vec<StatementRef>], removed: &[Re
             })
             .collect();
         format!(
-            "\n\nThe case as run could not be judged, so it ran again on the scratch database (TxCheck's decycling, Fig. 11), its statements submitted in the order they had completed:\n{}",
+            "\n\nThe case as run could not be judged, so it ran again on the scratch database (TxCheck's decycling, Fig. 11), its statements submitted in the order they had completed (that run's case and history: `run-again.json`):\n{}",
             lines.join("\n")
         )
     };
@@ -216,6 +250,7 @@ fn in_original_terms(verdict: Verdict, back: &[Vec<StatementRef>], removed: &[Re
         if let Value::Object(map) = &mut f.evidence {
             map.insert("run_again_without".into(), evidence());
         }
+        f.files.push(run.file());
         f
     };
     match verdict {

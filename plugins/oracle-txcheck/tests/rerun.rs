@@ -229,6 +229,20 @@ fn a_finding_of_the_run_again_names_the_statements_of_the_original_case() {
     assert_eq!(left_out["statement"], serde_json::to_value(update).unwrap());
     let differing = &finding.evidence["differing"][0]["statement"];
     assert_eq!(*differing, serde_json::to_value(select).unwrap());
+    // What the verdict was reached on, for the finding's directory.
+    let file = finding
+        .files
+        .iter()
+        .find(|f| f.name == "run-again.json")
+        .expect("run-again.json");
+    let run: serde_json::Value = serde_json::from_str(&file.content).unwrap();
+    let copy: TestCase = serde_json::from_value(run["case"].clone()).unwrap();
+    let history: History = serde_json::from_value(run["history"].clone()).unwrap();
+    history.check_shape(&copy).unwrap();
+    assert_eq!(
+        run["original"][1][0],
+        serde_json::to_value(StatementRef::new(1, 0)).unwrap()
+    );
 }
 
 #[test]
