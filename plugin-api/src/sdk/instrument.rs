@@ -61,6 +61,45 @@ pub fn replaced_rows(table: &Table, insert: &Insert) -> Option<Expr> {
         .reduce(|a, b| Expr::binary(BinaryOp::Or, a, b))
 }
 
+/// The rows a REPLACE … SELECT may remove: those whose primary or UNIQUE key
+/// is among the query's values for that key (an OR of `key IN (SELECT …)`
+/// over the keys), `Ok(None)` when the statement sets no key. `Err` when a
+/// key it sets has several columns, which one `IN` cannot compare.
+pub fn replaced_rows_by_query(
+    table: &Table,
+    insert: &InsertSelect,
+) -> Result<Option<Expr>, String> {
+    let keys = std::iter::once(&table.primary_key)
+        .chain(&table.unique)
+        .filter(|k| !k.is_empty());
+    let mut alternatives = Vec::new();
+    for key in keys {
+        let positions: Option<Vec<usize>> = key
+            .iter()
+            .map(|c| insert.columns.iter().position(|ic| ic == c))
+            .collect();
+        let Some(positions) = positions else {
+            continue; // a key column left to its default: NULL never collides
+        };
+        let [at] = positions[..] else {
+            return Err(format!("its key ({}) has several columns", key.join(", ")));
+        };
+        let values = Query {
+            projection: vec![insert.query.projection[at].clone()],
+            order_by: Vec::new(),
+            ..insert.query.clone()
+        };
+        alternatives.push(Expr::InSubquery {
+            operand: Box::new(Expr::column(&key[0])),
+            query: Box::new(values),
+            negated: false,
+        });
+    }
+    Ok(alternatives
+        .into_iter()
+        .reduce(|a, b| Expr::binary(BinaryOp::Or, a, b)))
+}
+
 /// The statements an oracle puts right before and right after one statement
 /// of the case.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -174,6 +213,59 @@ mod tests {
             ]
         );
         case.validate().unwrap();
+    }
+
+    #[test]
+    fn a_replace_select_removes_rows_whose_key_its_query_returns() {
+        let col = |name: &str| Column {
+            name: name.into(),
+            ty: ColumnType::Int,
+            not_null: true,
+        };
+        let mut table = Table {
+            name: "t".into(),
+            columns: vec![col("id"), col("u"), col("v")],
+            primary_key: vec!["id".into()],
+            unique: vec![vec!["u".into()]],
+            indexes: vec![],
+        };
+        let insert = InsertSelect {
+            table: "t".into(),
+            columns: vec!["id".into(), "u".into()],
+            query: Query {
+                filter: Some(Expr::eq(Expr::column("a"), Expr::Literal(Value::Int(1)))),
+                order_by: vec![Expr::column("b")],
+                ..Query::from_table("s", vec![Expr::column("b"), Expr::column("a")])
+            },
+            on_conflict: OnConflict::Replace,
+        };
+        let key_in = |key: &str, value: &str| Expr::InSubquery {
+            operand: Box::new(Expr::column(key)),
+            query: Box::new(Query {
+                filter: insert.query.filter.clone(),
+                ..Query::from_table("s", vec![Expr::column(value)])
+            }),
+            negated: false,
+        };
+        assert_eq!(
+            replaced_rows_by_query(&table, &insert),
+            Ok(Some(Expr::binary(
+                BinaryOp::Or,
+                key_in("id", "b"),
+                key_in("u", "a")
+            )))
+        );
+        // A key of two columns: one IN cannot compare it.
+        table.unique = vec![vec!["u".into(), "v".into()]];
+        let mut both = insert.clone();
+        both.columns.push("v".into());
+        both.query.projection.push(Expr::column("a"));
+        assert!(replaced_rows_by_query(&table, &both).is_err());
+        // A key it leaves to its default never collides.
+        assert_eq!(
+            replaced_rows_by_query(&table, &insert),
+            Ok(Some(key_in("id", "b")))
+        );
     }
 
     #[test]

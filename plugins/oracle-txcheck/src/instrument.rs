@@ -30,7 +30,7 @@
 use crate::config::TxcheckConfig;
 use txlab_plugin_api::prelude::*;
 use txlab_plugin_api::sdk::instrument::{
-    free_column_name, named_like, replaced_rows, splice, Around,
+    free_column_name, named_like, replaced_rows, replaced_rows_by_query, splice, Around,
 };
 
 /// The names of a table's two columns after `prepare`.
@@ -74,9 +74,11 @@ const MAX_INSERT_SELECTS: usize = 8;
 /// key is the statement's version key followed by the item keys of the
 /// source rows it came from, each in as many bits as its table's keys may
 /// need: the rows of a table another INSERT … SELECT fills take that
-/// statement's width. It must not replace rows (its added reads cannot show
-/// which), must join with inner joins only (a LEFT JOIN's missing row has no
-/// key), and the widths must fit a BIGINT.
+/// statement's width (following every chain of statements that fill each
+/// other's sources, each statement once). A REPLACE … SELECT must replace on
+/// single-column keys (its before-write read asks `key IN (SELECT …)`); the
+/// joins must be inner joins (a LEFT JOIN's missing row has no key), and the
+/// widths must fit a BIGINT.
 pub fn insert_select_keys(case: &TestCase, at: StatementRef) -> Result<Vec<u32>, String> {
     let Some(Statement::InsertSelect(insert)) = case.statement(at) else {
         return Ok(Vec::new());
@@ -125,7 +127,7 @@ pub fn insert_select_keys(case: &TestCase, at: StatementRef) -> Result<Vec<u32>,
         ));
     }
     let mut path = vec![at];
-    let widths = source_widths(insert, at, &insert_selects, &mut path)?;
+    let widths = source_widths(case, insert, at, &insert_selects, &mut path)?;
     let total: u32 = VERSION_BITS + widths.iter().sum::<u32>();
     if total > MAX_BITS {
         return Err(format!(
@@ -139,15 +141,20 @@ pub fn insert_select_keys(case: &TestCase, at: StatementRef) -> Result<Vec<u32>,
 /// INSERT … SELECTs fill may hold their rows. `path` holds the statements
 /// the rows come through, which cannot feed them again.
 fn source_widths(
+    case: &TestCase,
     insert: &InsertSelect,
     at: StatementRef,
     all: &[(StatementRef, &InsertSelect)],
     path: &mut Vec<StatementRef>,
 ) -> Result<Vec<u32>, String> {
     if insert.on_conflict == OnConflict::Replace {
-        return Err(format!(
-            "{at} replaces rows, which its added reads cannot show"
-        ));
+        let table = case
+            .schema
+            .table(&insert.table)
+            .ok_or_else(|| format!("{at} writes `{}`, which is not in the schema", insert.table))?;
+        replaced_rows_by_query(table, insert).map_err(|why| {
+            format!("{at} replaces rows on a key its reads cannot ask for: {why}")
+        })?;
     }
     if insert.query.joins.iter().any(|j| j.kind == JoinKind::Left) {
         return Err(format!(
@@ -168,7 +175,7 @@ fn source_widths(
                 continue;
             }
             path.push(other_at);
-            let inner = source_widths(other, other_at, all, path)?;
+            let inner = source_widths(case, other, other_at, all, path)?;
             path.pop();
             width = width.max(VERSION_BITS + inner.iter().sum::<u32>());
         }
@@ -406,6 +413,15 @@ pub fn instrument(mut case: TestCase, config: &TxcheckConfig) -> Result<TestCase
                         return Err(PluginError::invalid_input(format!(
                             "an INSERT into `{table}` already names a column of this oracle"
                         )));
+                    }
+                    if explicit && insert.on_conflict == OnConflict::Replace {
+                        let t = case.schema.table(&table).expect("keys_of found it");
+                        // A key it cannot ask for leaves the case undecided.
+                        if let Ok(Some(filter)) = replaced_rows_by_query(t, insert) {
+                            around
+                                .before
+                                .push(before_write_read(&table, &k, Some(filter)));
+                        }
                     }
                     let source_keys = insert
                         .query

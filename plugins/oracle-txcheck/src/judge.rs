@@ -353,7 +353,9 @@ fn past_the_read(
                 }
             }
         }
-        Some(statement @ (Statement::Delete(_) | Statement::Insert(_))) => {
+        Some(
+            statement @ (Statement::Delete(_) | Statement::Insert(_) | Statement::InsertSelect(_)),
+        ) => {
             // A REPLACE removes the rows its keys collide with; it counts
             // affected rows its own way, so only a DELETE's count is checked.
             let counted = matches!(statement, Statement::Delete(_));

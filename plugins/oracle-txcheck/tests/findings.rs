@@ -298,3 +298,64 @@ fn an_aggregate_query_is_judged_by_its_result() {
     let finding = expect_finding(check(&mut o, &case, &history));
     assert_eq!(finding.signature, "QUERY result differs");
 }
+
+/// A REPLACE … SELECT gets a before-write read of the rows whose key its
+/// query returns: a serial run passes, and one that kept a replaced row is a
+/// finding.
+#[test]
+fn replace_select_is_judged() {
+    let u = table("u", vec![col("k", ColumnType::Int)], &["k"]);
+    let raw = case_of(
+        Schema {
+            tables: vec![t(), u.clone()],
+        },
+        vec![
+            rows_of(
+                &t(),
+                vec![
+                    vec![Value::Int(5), Value::Int(0)],
+                    vec![Value::Int(7), Value::Int(0)],
+                ],
+            ),
+            rows_of(&u, vec![vec![Value::Int(5)], vec![Value::Int(6)]]),
+        ],
+        vec![explicit(
+            RR,
+            vec![
+                Statement::Begin,
+                insert_select(
+                    "t",
+                    &["id", "value"],
+                    query("u", None, vec![c("k"), c("k")], None),
+                    OnConflict::Replace,
+                ),
+                Statement::Commit,
+            ],
+        )],
+    );
+    let mut o = oracle();
+    let case = o.prepare(raw).unwrap();
+    // VSR of t, VSR of u, the before-write read, the statement, AWR.
+    let bwr = StatementRef::new(0, 3);
+    assert!(
+        matches!(case.statement(bwr), Some(Statement::Select(s)) if s.filter.is_some()),
+        "{:?}",
+        case.transactions[0].statements
+    );
+    let mut history = serial_history(&case, &[0]);
+    let Outcome::Rows { rows, .. } = &history.record(bwr).unwrap().outcome else {
+        panic!("the before-write read returned no rows");
+    };
+    assert_eq!(rows.len(), 1, "row 5 collides");
+    assert_eq!(check(&mut o, &case, &history), Verdict::Pass);
+    // The replaced row survived in the final state.
+    let state = history.final_state.as_mut().unwrap();
+    let row = vec![Value::Int(5), Value::Int(0), Value::Int(1), Value::Int(0)];
+    state.tables[0].rows.push(row);
+    let finding = expect_finding(check(&mut o, &case, &history));
+    assert_eq!(
+        finding.signature, "final state differs",
+        "{}",
+        finding.title
+    );
+}
