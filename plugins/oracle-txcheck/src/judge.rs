@@ -6,9 +6,10 @@
 
 use crate::classify::classify;
 use crate::config::TxcheckConfig;
+use crate::explain::{finding, label, semantics, MODEL};
 use crate::graph::{self, Installer, Observed, Sdg, Version};
 use crate::instrument::{insert_select_keys, key_columns};
-use crate::replay::{compare_states, replay, same_outcome, TableDiff};
+use crate::replay::{compare_states, replay, same_outcome};
 use crate::units::{first_split, units, Role, Unit};
 use petgraph::algo::tarjan_scc;
 use petgraph::Direction;
@@ -17,11 +18,6 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 use txlab_plugin_api::prelude::*;
-
-pub const MODEL: &str =
-    "TxCheck's statement dependency graph (Jiang et al., OSDI 2023, Theorem 1): \
-    the statements of the committed transactions, sorted by their dependencies and run one after \
-    another without transactions, give every statement the same result and leave the same database";
 
 fn undecided(reason: impl Into<String>) -> Verdict {
     Verdict::Undecided {
@@ -53,13 +49,6 @@ fn without(unit: &Unit, reason: String) -> Judged {
         unit: unit.clone(),
         reason,
     }
-}
-
-fn label(case: &TestCase, at: StatementRef) -> String {
-    format!(
-        "{at} ({})",
-        case.statement(at).map_or("?", Statement::kind_name)
-    )
 }
 
 /// What one run tells: a verdict, or the unit to run the case again without.
@@ -209,6 +198,29 @@ pub fn judge_run(
         return Ok(undecided(format!(
             "{} changes a key column of several rows: it succeeded in one run and collided with a key in the other, which depends on the order the DBMS visits the rows (unique keys are checked row by row), not on isolation",
             label(case, at)
+        ))
+        .into());
+    }
+    // An INSERT IGNORE / REPLACE … SELECT whose source rows collide with
+    // each other on a key keeps the first or the last of them: which one
+    // depends on the order the DBMS visits the source rows (its plan and the
+    // table's layout), not on isolation.
+    if let Some(u) = order.iter().copied().find(|&u| {
+        let unit = &units[u];
+        let ignores = matches!(case.statement(unit.main),
+            Some(Statement::InsertSelect(i)) if i.on_conflict != OnConflict::Error);
+        let counted_alike = history
+            .record(unit.main)
+            .is_some_and(|r| same_outcome(&r.outcome, &replayed.outcomes[&unit.main]));
+        ignores
+            && counted_alike
+            && differing
+                .iter()
+                .any(|(at, _, _)| unit.refs().any(|m| m == *at))
+    }) {
+        return Ok(undecided(format!(
+            "{} inserted as many rows in both runs but not the same ones: its source rows collide on a key, and which of them it keeps depends on the order the DBMS visits them, not on isolation",
+            label(case, units[u].main)
         ))
         .into());
     }
@@ -704,108 +716,4 @@ fn topological_order(sdg: &Sdg, seed: u64) -> Vec<usize> {
         }
     }
     order
-}
-
-/// The levels the case ran at, as the dialect describes them.
-fn semantics(case: &TestCase, dialect: &DialectInfo) -> String {
-    let levels: BTreeSet<IsolationLevel> = case.transactions.iter().map(|t| t.isolation).collect();
-    let described: Vec<String> = levels
-        .iter()
-        .map(|&l| match dialect.level(l) {
-            Some(s) => format!(
-                "{l}: snapshot {:?}, UPDATE/DELETE read {:?}",
-                case.transactions
-                    .iter()
-                    .find(|t| t.isolation == l)
-                    .map_or(s.snapshot, |t| t.snapshot_point(s)),
-                s.write_reads
-            ),
-            None => format!("{l}: not described by the dialect"),
-        })
-        .collect();
-    format!(
-        "{} ({}); statements of aborted transactions leave no trace; a statement run alone in autocommit sees every earlier statement's effect",
-        dialect.name,
-        described.join("; ")
-    )
-}
-
-#[allow(clippy::too_many_arguments)]
-fn finding(
-    case: &TestCase,
-    units: &[Unit],
-    order: &[usize],
-    sdg: &Sdg,
-    differing: &[(StatementRef, Outcome, Outcome)],
-    tables: &[TableDiff],
-    dialect: &DialectInfo,
-) -> Finding {
-    let sorted: Vec<String> = order.iter().map(|&u| units[u].main.to_string()).collect();
-    let title = match differing.first() {
-        Some((at, transactional, alone)) => format!(
-            "{} {transactional} in the transactional run, but {alone} when the statements run sorted by their dependencies without transactions",
-            label(case, *at)
-        ),
-        None => format!(
-            "the database ends differently: table `{}` has {} rows only the transactional run left and {} only the run without transactions left",
-            tables[0].table,
-            tables[0].only_transactional.len(),
-            tables[0].only_replayed.len()
-        ),
-    };
-    let signature = match differing.first() {
-        Some((at, _, _)) => format!(
-            "{} result differs",
-            case.statement(*at).map_or("?", Statement::kind_name)
-        ),
-        None => "final state differs".to_string(),
-    };
-    let mut edges = Vec::new();
-    for e in sdg.graph.edge_indices() {
-        let (a, b) = sdg.graph.edge_endpoints(e).expect("edge exists");
-        let kinds: Vec<String> = sdg.graph[e].iter().map(ToString::to_string).collect();
-        edges.push(format!(
-            "{} → {}: {}",
-            units[sdg.graph[a]].main,
-            units[sdg.graph[b]].main,
-            kinds.join(", ")
-        ));
-    }
-    let mut explanation = format!(
-        "The committed transactions' statements, sorted by the dependencies their added reads show, were run one after another without transactions on a fresh copy of the initial rows, in this order: {}.\n\nDependencies:\n{}\n",
-        sorted.join(", "),
-        edges.iter().map(|e| format!("- {e}")).collect::<Vec<_>>().join("\n")
-    );
-    for (at, transactional, alone) in differing {
-        explanation.push_str(&format!(
-            "\n- {}: {transactional} in the transactional run, {alone} without transactions",
-            label(case, *at)
-        ));
-    }
-    for t in tables {
-        explanation.push_str(&format!(
-            "\n- table `{}`: rows only the transactional run left: {:?}; rows only the run without transactions left: {:?}",
-            t.table, t.only_transactional, t.only_replayed
-        ));
-    }
-    Finding {
-        title,
-        signature,
-        model: MODEL.to_string(),
-        assumed_semantics: semantics(case, dialect),
-        explanation,
-        evidence: json!({
-            "order": sorted,
-            "dependencies": edges,
-            "differing": differing.iter().map(|(at, t, a)| json!({
-                "statement": at, "transactional": t, "without_transactions": a
-            })).collect::<Vec<_>>(),
-            "tables": tables.iter().map(|t| json!({
-                "table": t.table,
-                "only_transactional": t.only_transactional,
-                "only_without_transactions": t.only_replayed,
-            })).collect::<Vec<_>>(),
-        }),
-        files: Vec::new(),
-    }
 }

@@ -14,6 +14,7 @@
 
 pub mod classify;
 pub mod config;
+pub mod explain;
 pub mod graph;
 pub mod instrument;
 pub mod judge;

@@ -359,3 +359,63 @@ fn replace_select_is_judged() {
         finding.title
     );
 }
+
+/// An INSERT IGNORE … SELECT whose source rows collide with each other keeps
+/// the first it meets: a run that kept the other one (another plan, another
+/// table layout) is undecided, not a finding.
+#[test]
+fn an_insert_ignore_select_that_kept_another_colliding_row_is_undecided() {
+    let u = table("u", vec![col("k", ColumnType::Int)], &["k"]);
+    let raw = case_of(
+        Schema {
+            tables: vec![t(), u.clone()],
+        },
+        vec![
+            rows_of(&t(), vec![vec![Value::Int(0), Value::Int(0)]]),
+            rows_of(&u, vec![vec![Value::Int(5)], vec![Value::Int(6)]]),
+        ],
+        vec![explicit(
+            RR,
+            vec![
+                Statement::Begin,
+                // Both source rows become id 1: one is kept.
+                insert_select(
+                    "t",
+                    &["id", "value"],
+                    query("u", None, vec![int(1), c("k")], None),
+                    OnConflict::Ignore,
+                ),
+                Statement::Commit,
+            ],
+        )],
+    );
+    let mut o = oracle();
+    let case = o.prepare(raw).unwrap();
+    let mut history = serial_history(&case, &[0]);
+    assert_eq!(check(&mut o, &case, &history), Verdict::Pass);
+    // The run kept the other source row: its value and its item key.
+    let awr = StatementRef::new(0, 4);
+    let Outcome::Rows { rows, .. } = &history.record(awr).unwrap().outcome else {
+        panic!("no after-write read");
+    };
+    assert_eq!(rows.len(), 1);
+    let kept = rows[0].clone();
+    let (Value::Int(value), Value::Int(item)) = (&kept[1], &kept[2]) else {
+        panic!("{kept:?}");
+    };
+    let other = |row: &mut Vec<Value>| {
+        row[1] = Value::Int(11 - value);
+        row[2] = Value::Int(item ^ 1);
+    };
+    if let Outcome::Rows { rows, .. } = &mut history.statements[0][4].outcome {
+        other(&mut rows[0]);
+    }
+    let state = history.final_state.as_mut().unwrap();
+    for row in &mut state.tables[0].rows {
+        if row[2] == Value::Int(*item) {
+            other(row);
+        }
+    }
+    let reason = txlab_testkit::oracle::expect_undecided(check(&mut o, &case, &history));
+    assert!(reason.contains("order the DBMS visits them"), "{reason}");
+}
