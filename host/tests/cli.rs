@@ -3,98 +3,10 @@
 
 mod common;
 
+use common::cli_env::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use txlab_plugin_api::{ABI_LINE, IR_VERSION};
-
-const SHIPPING: &[&str] = &[
-    "txlab-dialect-sqlite",
-    "txlab-dialect-mysql",
-    "txlab-dialect-postgres",
-    "txlab-generator-random",
-    "txlab-generator-pattern",
-    "txlab-oracle-wss",
-    "txlab-oracle-troc",
-    "txlab-oracle-isorel",
-    "txlab-oracle-errors",
-    "txlab-oracle-txcheck",
-];
-
-struct Env {
-    plugins: tempfile::TempDir,
-    work: tempfile::TempDir,
-}
-
-impl Env {
-    fn new(extra: &[&str]) -> Env {
-        let mut crates: Vec<&str> = SHIPPING.to_vec();
-        crates.extend_from_slice(extra);
-        Env {
-            plugins: common::plugin_dir(&crates),
-            work: tempfile::tempdir().unwrap(),
-        }
-    }
-
-    fn txlab(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_txlab"))
-            .args(args)
-            .env("TXLAB_PLUGIN_PATH", self.plugins.path())
-            .env_remove("RUST_LOG")
-            .current_dir(common::repo_root())
-            .output()
-            .expect("txlab runs")
-    }
-
-    fn pipeline(&self, name: &str, text: &str) -> PathBuf {
-        let p = self.work.path().join(name);
-        std::fs::write(&p, text).unwrap();
-        p
-    }
-
-    fn out(&self) -> PathBuf {
-        self.work.path().join("out")
-    }
-}
-
-/// `plugins list` in a test (see `common::plugin_listing`); `expect_problems`:
-/// some library in the plugin directory must have been refused.
-fn plugins_list(env: &Env, expect_problems: bool) -> String {
-    let out = common::plugin_listing(&env.txlab(&["plugins", "list"]));
-    assert!(!expect_problems || out.contains("not loadable: "), "{out}");
-    out
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn pipeline(generator: &str, oracles: &[&str]) -> String {
-    let mut s = format!(
-        "[run]\ncases = 5\nseed = 7\n\n[target]\ndialect = \"sqlite\"\n\n[generator]\nplugin = \"{generator}\"\n"
-    );
-    for o in oracles {
-        s.push_str(&format!("\n[[oracle]]\n{o}\n"));
-    }
-    s
-}
-
-/// The single run directory under `out`.
-fn run_dir(out: &Path) -> PathBuf {
-    let dirs: Vec<PathBuf> = std::fs::read_dir(out)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(dirs.len(), 1, "{dirs:?}");
-    dirs[0].clone()
-}
-
-fn summary(run_dir: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(run_dir.join("summary.json")).unwrap()).unwrap()
-}
 
 #[test]
 fn plugins_list_shows_every_shipped_plugin() {

@@ -44,7 +44,14 @@ fn two_libraries_with_generators_load_side_by_side_in_one_process() {
     assert_eq!(names(&random), ["random"]);
     assert_eq!(
         names(&panicky),
-        ["panicky", "panicky", "accuse", "blocked", "permitted"]
+        [
+            "panicky",
+            "panicky",
+            "accuse",
+            "blocked",
+            "permitted",
+            "flaky"
+        ]
     );
     let ctx = GeneratorContext {
         dialect: sqlite_info(),

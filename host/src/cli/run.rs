@@ -143,6 +143,16 @@ fn print_summary(s: &RunSummary) {
             out!("  anomaly {n}×: {kind}");
         }
     }
+    if s.unconfirmed > 0 {
+        out!(
+            "  unconfirmed {} (in {} cases): findings their case never showed again when it ran again; not counted, see unconfirmed/",
+            s.unconfirmed,
+            s.cases_unconfirmed
+        );
+        for (kind, n) in &s.unconfirmed_kinds {
+            out!("  unconfirmed {n}×: {kind}");
+        }
+    }
     let mut allowed: Vec<_> = s.allowed_kinds.iter().collect();
     allowed.sort_by(|a, b| b.1.cmp(a.1));
     for (kind, n) in allowed.into_iter().take(5) {

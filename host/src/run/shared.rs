@@ -129,6 +129,15 @@ impl Shared {
                     );
                 }
                 s.anomalies += r.anomalies.len() as u64;
+                s.unconfirmed += r.unconfirmed.len() as u64;
+                for f in &r.unconfirmed {
+                    *s.unconfirmed_kinds.entry(f.kind.clone()).or_default() += 1;
+                    self.say(format!(
+                        "unconfirmed: {} (not counted: {})",
+                        f.dir.display(),
+                        f.reduction.as_deref().unwrap_or("it did not show again")
+                    ));
+                }
                 for a in &r.anomalies {
                     *s.anomaly_kinds.entry(a.kind.clone()).or_default() += 1;
                     self.say(format!("vendor-permitted anomaly: {}", a.dir.display()));
@@ -149,6 +158,8 @@ impl Shared {
                     }
                 } else if !r.anomalies.is_empty() {
                     s.cases_with_anomalies += 1;
+                } else if !r.unconfirmed.is_empty() {
+                    s.cases_unconfirmed += 1;
                 } else if !r.undecided.is_empty() {
                     s.undecided += 1;
                     let mut log = self.undecided_log.lock().expect("lock");

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use txlab_plugin_api::ir::*;
 
 /// What a run did. Every case counts in exactly one of `passed`,
-/// `cases_with_findings`, `cases_with_anomalies`, `undecided` and `errors`
-/// (in that order of precedence), by the verdicts of the
+/// `cases_with_findings`, `cases_with_anomalies`, `cases_unconfirmed`,
+/// `undecided` and `errors` (in that order of precedence), by the verdicts of the
 /// oracles that judged it; an oracle that failed on a case is counted in
 /// `oracle_errors` instead and leaves the others' verdicts as they are.
 #[derive(Debug, Default, serde::Serialize)]
@@ -30,6 +30,14 @@ pub struct RunSummary {
     pub anomalies: u64,
     /// Vendor-permitted anomalies by oracle and class.
     pub anomaly_kinds: BTreeMap<String, u64>,
+    /// Cases whose only findings never showed again when the case ran again
+    /// (the `[reduce]` confirmation): written under `unconfirmed/`, not
+    /// counted as findings.
+    pub cases_unconfirmed: u64,
+    pub unconfirmed: u64,
+    /// Unconfirmed findings by oracle and signature.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub unconfirmed_kinds: BTreeMap<String, u64>,
     /// Anomalies both models allow at the levels they ran at (a pass), by
     /// oracle and class: what the levels let through.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]

@@ -7,7 +7,7 @@ use super::reduction::reduce_and_write;
 use super::shared::Shared;
 use super::CaseError;
 use crate::config::ReduceSettings;
-use crate::io::{write_finding, FindingInput, FindingOrigin, ReportKind};
+use crate::io::{write_finding, FindingInput, FindingOrigin, ReductionOutcome, ReportKind};
 use crate::setup::Resolved;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -26,6 +26,9 @@ pub(super) struct Worker<'a> {
 /// What one case came to.
 pub(super) struct CaseResult {
     pub(super) findings: Vec<WrittenFinding>,
+    /// Findings whose case never showed them again when it ran again, moved
+    /// to `unconfirmed/`: reported, not counted as findings.
+    pub(super) unconfirmed: Vec<WrittenFinding>,
     /// Vendor-permitted anomalies, written under `anomalies/`.
     pub(super) anomalies: Vec<WrittenFinding>,
     /// Anomalies both models allow ("oracle: kind").
@@ -46,6 +49,8 @@ pub(super) struct WrittenFinding {
     pub(super) kind: String,
     /// The reduction's one-line summary, when the finding was reduced.
     pub(super) reduction: Option<String>,
+    /// Its case did not show it again in any run of the confirmation.
+    pub(super) unconfirmed: bool,
 }
 
 impl Worker<'_> {
@@ -87,6 +92,7 @@ impl Worker<'_> {
         let run = self.runner.evaluate(&case, None)?;
         let mut result = CaseResult {
             findings: Vec::new(),
+            unconfirmed: Vec::new(),
             anomalies: Vec::new(),
             allowed: Vec::new(),
             intent: case.intent.clone(),
@@ -143,6 +149,7 @@ impl Worker<'_> {
                         dir,
                         kind: format!("{name}: {}", finding.signature()),
                         reduction: None,
+                        unconfirmed: false,
                     };
                     if kind == ReportKind::VendorPermitted {
                         result.anomalies.push(written);
@@ -181,7 +188,7 @@ impl Worker<'_> {
                     continue;
                 }
                 let dir = result.findings[i].dir.clone();
-                let summary = reduce_and_write(
+                let report = reduce_and_write(
                     &mut self.runner,
                     &dir,
                     origin,
@@ -189,16 +196,50 @@ impl Worker<'_> {
                     finding,
                     &settings,
                     self.run_ends,
-                )
-                .map(|report| report.summary())
-                .unwrap_or_else(|e| {
-                    tracing::warn!(target: "txlab::run", "the reduction of {} failed: {e}", dir.display());
-                    format!("the reduction failed: {e}")
-                });
+                );
+                let summary = match &report {
+                    Ok(report) => report.summary(),
+                    Err(e) => {
+                        tracing::warn!(target: "txlab::run", "the reduction of {} failed: {e}", dir.display());
+                        format!("the reduction failed: {e}")
+                    }
+                };
                 result.findings[i].reduction = Some(summary);
+                let never_again =
+                    report.is_ok_and(|r| r.outcome == ReductionOutcome::OriginalDidNotReproduce);
+                if never_again {
+                    match move_to_unconfirmed(&shared.run_dir, &dir) {
+                        Ok(moved) => {
+                            result.findings[i].dir = moved;
+                            result.findings[i].unconfirmed = true;
+                        }
+                        Err(e) => {
+                            tracing::warn!(target: "txlab::run", "could not move {} to unconfirmed/: {e}; it stays a finding", dir.display())
+                        }
+                    }
+                }
             }
         }
+        let (unconfirmed, confirmed) = std::mem::take(&mut result.findings)
+            .into_iter()
+            .partition(|f| f.unconfirmed);
+        result.findings = confirmed;
+        result.unconfirmed = unconfirmed;
         result.history = run.history;
         Ok(result)
     }
+}
+
+/// Moves a finding's directory from `findings/` to `unconfirmed/`, whole
+/// (report, repro, history): a finding its case never showed again is kept
+/// for a look, not counted.
+fn move_to_unconfirmed(
+    run_dir: &std::path::Path,
+    dir: &std::path::Path,
+) -> std::io::Result<PathBuf> {
+    let target = run_dir.join("unconfirmed");
+    std::fs::create_dir_all(&target)?;
+    let moved = target.join(dir.file_name().unwrap_or_default());
+    std::fs::rename(dir, &moved)?;
+    Ok(moved)
 }

@@ -63,6 +63,7 @@ pub fn plugin_listing(o: &std::process::Output) -> String {
     );
     out
 }
+pub mod cli_env;
 pub mod generated;
 pub mod private_postgres;
 pub mod servers;

@@ -1,0 +1,68 @@
+//! A finding its case never shows again is unconfirmed: written whole under
+//! `unconfirmed/`, listed in the summary, and not counted as a finding nor in
+//! the exit code. The `flaky` fixture oracle reports the first case it checks
+//! and never again, as a finding that depends on timing may.
+
+mod common;
+
+use common::cli_env::*;
+
+#[test]
+fn a_finding_that_never_shows_again_is_unconfirmed_and_the_exit_code_is_0() {
+    let env = Env::new(&["txlab-fixture-panicky"]);
+    let p = env.pipeline("p.toml", &pipeline("random", &["plugin = \"flaky\""]));
+    let out = env.out();
+    let o = env.txlab(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let printed = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{printed}\n{}", stderr(&o));
+    let run = run_dir(&out);
+    let s = summary(&run);
+    assert_eq!(s["findings"], 0, "{s}");
+    assert_eq!(s["cases_with_findings"], 0, "{s}");
+    assert_eq!(s["unconfirmed"], 1, "{s}");
+    assert_eq!(s["cases_unconfirmed"], 1, "{s}");
+    assert_eq!(s["unconfirmed_kinds"]["flaky: once"], 1, "{s}");
+    // Every case counts once: the unconfirmed one, and four passes.
+    assert_eq!(s["passed"], 4, "{s}");
+    assert!(!run.join("findings").join("case-000000-flaky").exists());
+    let dir = run.join("unconfirmed").join("case-000000-flaky");
+    for f in [
+        "report.md",
+        "repro.sql",
+        "case.json",
+        "history.json",
+        "reduction.json",
+    ] {
+        assert!(dir.join(f).exists(), "{f} missing in {}", dir.display());
+    }
+    let reduction: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("reduction.json")).unwrap())
+            .unwrap();
+    assert_eq!(reduction["outcome"], "original_did_not_reproduce");
+    assert!(printed.contains("unconfirmed 1 (in 1 cases)"), "{printed}");
+    assert!(printed.contains("findings 0"), "{printed}");
+}
+
+#[test]
+fn a_finding_that_shows_again_stays_a_finding() {
+    let env = Env::new(&["txlab-fixture-panicky"]);
+    let p = env.pipeline("p.toml", &pipeline("random", &["plugin = \"accuse\""]));
+    let out = env.out();
+    let o = env.txlab(&[
+        "run",
+        p.to_str().unwrap(),
+        "--cases",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let run = run_dir(&out);
+    let s = summary(&run);
+    assert_eq!(
+        (s["findings"].as_u64(), s["unconfirmed"].as_u64()),
+        (Some(1), Some(0))
+    );
+    assert!(run.join("findings").join("case-000000-accuse").exists());
+    assert!(!run.join("unconfirmed").exists());
+}
