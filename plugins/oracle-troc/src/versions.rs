@@ -259,6 +259,17 @@ impl Model {
         }
     }
 
+    /// Whether every version `u` wrote of `rid` is a same-value UPDATE: the
+    /// row's values did not change (InnoDB then writes nothing).
+    pub fn only_same_values(&self, u: usize, rid: Rid) -> bool {
+        self.chains.get(&rid).is_some_and(|chain| {
+            chain
+                .iter()
+                .filter(|v| v.writer == Writer::Txn(u))
+                .all(|v| v.same_value && !v.deleted)
+        })
+    }
+
     /// Rows transaction `u` wrote, whatever its state.
     pub fn written_by(&self, u: usize) -> BTreeSet<Rid> {
         self.chains

@@ -1,11 +1,15 @@
 //! The missing-abort check: at levels whose second writer must fail (first
 //! updater wins, or one writer at a time with stale writers failing), a write
 //! to rows the other transaction changed and committed after this one's
-//! snapshot must not succeed.
+//! snapshot must not succeed. The profile's facts hold here as in the
+//! query-result check: a same-value UPDATE changes nothing where the dialect
+//! says so (InnoDB writes no version, and owes no error), and a first read
+//! that touched no table may have taken no snapshot.
 
 use super::statement::Step;
-use super::views::{Choice, Views};
-use super::{DiffKind, Difference, Stop, Walk};
+use super::views::{same_value_reason, Choice, Views};
+use super::{DiffKind, Difference, Stop, Trace, Walk};
+use crate::config::SameValueSetting;
 use crate::scratch::Scratch;
 use crate::versions::{Model, Rid, Row, Status};
 use txlab_plugin_api::prelude::*;
@@ -17,6 +21,7 @@ impl Walk<'_> {
         &self,
         scratch: &mut Scratch<'_>,
         model: &Model,
+        trace: &Trace<'_>,
         step: &Step<'_>,
         views: &Views,
         out: &mut Vec<Difference>,
@@ -46,8 +51,24 @@ impl Walk<'_> {
             }
             _ => vec![],
         };
+        // A same-value UPDATE of the other transaction changed nothing where
+        // the dialect says it makes no version.
+        let (changed, same_only): (Vec<Rid>, Vec<Rid>) = stale
+            .into_iter()
+            .partition(|&r| !model.only_same_values(u, r));
+        let stale = match self.config.same_value_update.resolve(self.dialect) {
+            SameValueSetting::NewVersion => changed.into_iter().chain(same_only).collect(),
+            SameValueSetting::NoVersion => changed,
+            _ if changed.is_empty() && !same_only.is_empty() && step.outcome().is_success() => {
+                return Err(Stop::Undecided(same_value_reason(step.at)));
+            }
+            _ => changed,
+        };
         if stale.is_empty() {
             return Ok(());
+        }
+        if let Status::Committed(n) = model.txns[u].status {
+            self.snapshot_may_be_later(trace, step, n)?;
         }
         let (at, outcome) = (step.at, step.outcome());
         if !outcome.is_success() {
@@ -81,5 +102,50 @@ impl Walk<'_> {
             only_actual: vec![],
         });
         Err(Stop::Differs)
+    }
+
+    /// Where the dialect declares that a read takes the snapshot only when it
+    /// touches the table (InnoDB), and the transaction's reads before this
+    /// statement up to the first that returned rows all returned none, the
+    /// snapshot may have been taken later than the model's, or not at all:
+    /// then no serialization failure is owed for a transaction that committed
+    /// as the `commit`-th, and the case is undecided.
+    fn snapshot_may_be_later(
+        &self,
+        trace: &Trace<'_>,
+        step: &Step<'_>,
+        commit: u64,
+    ) -> Result<(), Stop> {
+        if !self.dialect.engine.first_read_snapshot_needs_table_access
+            || self.snapshot(step.t()) != SnapshotPoint::FirstRead
+        {
+            return Ok(());
+        }
+        let (at, t) = (step.at, step.t());
+        let mut touched = false;
+        let mut later = false;
+        for (j, earlier) in trace.order.iter().enumerate() {
+            if earlier.txn() != t || earlier.stmt() >= at.stmt() {
+                continue;
+            }
+            let plain = matches!(self.case.statement(*earlier), Some(Statement::Select(x)) if x.lock == RowLock::None);
+            if !plain {
+                continue;
+            }
+            later |= trace.states[j].commits >= commit;
+            if matches!(
+                self.history.record(*earlier).map(|r| &r.outcome),
+                Some(Outcome::Rows { rows, .. }) if !rows.is_empty()
+            ) {
+                touched = true;
+                break;
+            }
+        }
+        if later || !touched {
+            return Err(Stop::Undecided(format!(
+                "vendor-defined: {at} writes rows another transaction committed after its transaction's first read, but the reads before it returned no rows; the dialect declares that a read takes the snapshot only when it touches the table (InnoDB), so the snapshot may be later, or not taken, and no serialization failure owed"
+            )));
+        }
+        Ok(())
     }
 }

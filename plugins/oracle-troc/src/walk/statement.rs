@@ -112,7 +112,7 @@ impl Walk<'_> {
 
         self.check_missing_lock(scratch, model, &step, out)?;
         let views = self.views(model, &step);
-        self.check_missing_abort(scratch, model, &step, &views, out)?;
+        self.check_missing_abort(scratch, model, trace, &step, &views, out)?;
         self.rows_mixed_by_the_wait(scratch, model, trace, &step)?;
 
         let runs = ViewRuns {
