@@ -25,9 +25,8 @@
 
 mod common;
 
-use common::servers::url;
+use common::replay::{replay_case, verdicts};
 
-use std::process::Command;
 use txlab_host::driver::ServerKind;
 use txlab_plugin_api::ir::*;
 use txlab_testkit::build::*;
@@ -94,84 +93,11 @@ fn replay(kind: ServerKind, case: &TestCase) -> Option<String> {
 /// `replay` with `txcheck_config` (TOML lines) as the TxCheck oracle's
 /// configuration.
 fn replay_with(kind: ServerKind, case: &TestCase, txcheck_config: &str) -> Option<String> {
-    let (config, dialect) = match kind {
-        ServerKind::Mysql => ("configs/txcheck-mariadb.toml", "mariadb"),
-        ServerKind::Postgres => ("configs/txcheck-postgres.toml", "postgres"),
+    let config = match kind {
+        ServerKind::Mysql => "configs/txcheck-mariadb.toml",
+        ServerKind::Postgres => "configs/txcheck-postgres.toml",
     };
-    let dir = tempfile::tempdir().unwrap();
-    let pipeline = dir.path().join("pipeline.toml");
-    let shipped = std::fs::read_to_string(common::repo_root().join(config)).unwrap();
-    let txcheck = "plugin = \"txcheck\"\n";
-    assert!(shipped.contains(txcheck));
-    std::fs::write(
-        &pipeline,
-        shipped.replacen(
-            txcheck,
-            &format!("{txcheck}\n[oracle.config]\n{txcheck_config}\n"),
-            1,
-        ),
-    )
-    .unwrap();
-    let write = |name: &str, value: serde_json::Value| {
-        std::fs::write(dir.path().join(name), value.to_string()).unwrap();
-    };
-    write("generated.json", serde_json::to_value(case).unwrap());
-    write(
-        "provenance.json",
-        serde_json::json!({
-            "kind": "finding", "oracle": "txcheck", "dialect": dialect,
-            "generator": "random", "pipeline": pipeline,
-            "run_seed": 0, "case_index": 0, "case_seed": 1, "txlab_version": "fixture"
-        }),
-    );
-    write(
-        "finding.json",
-        serde_json::json!({
-            "title": "fixture", "signature": "fixture", "model": "",
-            "assumed_semantics": "", "explanation": "", "evidence": null
-        }),
-    );
-    let plugins = common::plugin_dir(&[
-        "txlab-dialect-mysql",
-        "txlab-dialect-postgres",
-        "txlab-generator-random",
-        "txlab-oracle-txcheck",
-        "txlab-oracle-errors",
-    ]);
-    let o = Command::new(env!("CARGO_BIN_EXE_txlab"))
-        .arg("replay")
-        .arg(dir.path())
-        .args(["--url", &url(kind), "--times", "3"])
-        .env("TXLAB_PLUGIN_PATH", plugins.path())
-        .current_dir(common::repo_root())
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    if o.status.code() == Some(2) && text.contains("connect") {
-        assert!(
-            std::env::var("TXLAB_REQUIRE_LIVE").as_deref() != Ok("1"),
-            "{text}"
-        );
-        eprintln!("skipped: {text}");
-        return None;
-    }
-    assert!(matches!(o.status.code(), Some(0)), "{text}");
-    Some(text)
-}
-
-/// The verdict lines of the three runs.
-fn verdicts(text: &str) -> Vec<String> {
-    let lines: Vec<String> = text
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("run ").map(str::to_string))
-        .collect();
-    assert_eq!(lines.len(), 3, "{text}");
-    eprintln!("{}", lines.join("\n"));
-    lines
+    replay_case(kind, config, "txcheck", txcheck_config, case)
 }
 
 /// F1: T1 takes its snapshot, T0 moves row 2 into the predicate and commits,

@@ -35,6 +35,10 @@ pub const MYSQL_ERROR_HANDLING: &str =
 pub const MYSQL_UPDATE: &str = "https://dev.mysql.com/doc/refman/8.0/en/update.html";
 /// MySQL: REPLACE (may be performed as an update).
 pub const MYSQL_REPLACE: &str = "https://dev.mysql.com/doc/refman/8.0/en/replace.html";
+/// MySQL: foreign key differences from the standard (InnoDB checks UNIQUE
+/// and FOREIGN KEY constraints row by row).
+pub const MYSQL_FOREIGN_KEY_DIFFERENCES: &str =
+    "https://dev.mysql.com/doc/refman/8.0/en/ansi-diff-foreign-keys.html";
 /// MariaDB: a same-value UPDATE keeps the snapshot's row version (a design decision).
 pub const MDEV_26642: &str = "https://jira.mariadb.org/browse/MDEV-26642";
 /// TiDB: the same as MDEV-26642.
@@ -422,12 +426,17 @@ pub fn engine(flavor: Flavor) -> EngineSemantics {
             // records as it scans them): an UPDATE that waits for a lock has
             // already changed the rows it reached (seen on MariaDB 10.11).
             dirty_reads_see_partial_writes: true,
+            // ansi-diff-foreign-keys.html: "InnoDB checks UNIQUE and FOREIGN
+            // KEY constraints row-by-row" (seen on MariaDB 10.11: a multi-row
+            // UPDATE of a UNIQUE column collided in one run and not in another).
+            unique_checked_per_row: true,
             notes: vec![
                 format!("An UPDATE that sets a column to the value it already has does not update it ({MYSQL_UPDATE}), so the row keeps its version and the updater's snapshot reads keep showing the snapshot's version ({MDEV_26642}, a design decision)."),
                 format!("A storage engine may perform REPLACE as an update of the existing row rather than a delete and an insert ({MYSQL_REPLACE})."),
                 format!("A shared locking read may lock only the records of a secondary index that covers it: InnoDB also locks the clustered index record only for exclusive locks ({MYSQL_LOCKS_SET})."),
                 format!("The REPEATABLE READ snapshot is established by the first consistent read ({MYSQL_CONSISTENT_READ}); a read the optimizer answers without touching the table (an impossible WHERE) does not establish it."),
                 format!("READ UNCOMMITTED reads may see rows a waiting UPDATE changed before it waited: writes lock and change rows as they scan them ({MYSQL_ISOLATION}; {MYSQL_LOCKS_SET})."),
+                format!("UNIQUE and PRIMARY KEY constraints are checked row by row, so whether a multi-row UPDATE of a key collides depends on the order it visits the rows ({MYSQL_FOREIGN_KEY_DIFFERENCES})."),
             ],
         },
         Flavor::Tidb => EngineSemantics {
@@ -448,6 +457,8 @@ pub fn engine(flavor: Flavor) -> EngineSemantics {
             // TiDB offers no READ UNCOMMITTED (see `levels`): no read sees
             // uncommitted writes.
             dirty_reads_see_partial_writes: false,
+            // Not documented: the cautious default.
+            unique_checked_per_row: true,
             notes: vec![
                 format!("A same-value UPDATE leaves the row's version as it was for the updater's snapshot reads ({TIDB_28212})."),
                 format!("Snapshots are taken when the transaction starts (REPEATABLE READ) or per statement (READ COMMITTED), never deferred to a later read ({TIDB_ISOLATION})."),

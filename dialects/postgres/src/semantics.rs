@@ -21,6 +21,9 @@ pub const PG_INSERT_DOC: &str =
 /// PostgreSQL: the tutorial on transactions (errors abort the transaction).
 pub const PG_TRANSACTIONS_TUTORIAL: &str =
     "https://www.postgresql.org/docs/16/tutorial-transactions.html";
+/// PostgreSQL: CREATE TABLE (non-deferrable unique constraints are checked
+/// row by row, Compatibility).
+pub const PG_CREATE_TABLE_DOC: &str = "https://www.postgresql.org/docs/16/sql-createtable.html";
 /// PostgreSQL: trigger functions (`suppress_redundant_updates_trigger`: a
 /// same-value UPDATE makes a new row version unless suppressed).
 pub const PG_TRIGGER_FUNCTIONS_DOC: &str =
@@ -83,7 +86,12 @@ pub fn engine(flavor: Flavor) -> EngineSemantics {
             // transaction-iso.html table 13.1: dirty reads are not possible in
             // PostgreSQL at any level.
             dirty_reads_see_partial_writes: false,
+            // sql-createtable.html, Compatibility: "When a UNIQUE or PRIMARY
+            // KEY constraint is not deferrable, PostgreSQL checks for
+            // uniqueness immediately whenever a row is inserted or modified."
+            unique_checked_per_row: true,
             notes: vec![
+                format!("A UNIQUE or PRIMARY KEY constraint that is not deferrable is checked whenever a row is inserted or modified, not at the statement's end as the standard says ({PG_CREATE_TABLE_DOC}, Compatibility)."),
                 format!("An UPDATE writes a new row version even when no value changes ({PG_TRIGGER_FUNCTIONS_DOC}, suppress_redundant_updates_trigger)."),
                 format!("FOR SHARE locks every row it returns, so UPDATE, DELETE and FOR UPDATE of those rows wait for it ({PG_SELECT_LOCKING_DOC}; {PG_LOCKING_DOC}, 13.3.2)."),
                 format!("Snapshots are taken per statement or at the first statement after BEGIN, whatever it reads, and no read sees uncommitted data ({PG_ISOLATION_DOC})."),
@@ -105,6 +113,8 @@ pub fn engine(flavor: Flavor) -> EngineSemantics {
             // read-committed: statements see data committed before they began;
             // there is no READ UNCOMMITTED level.
             dirty_reads_see_partial_writes: false,
+            // Not documented: the cautious default.
+            unique_checked_per_row: true,
             notes: vec![
                 format!("Snapshots are taken when the transaction starts (SERIALIZABLE) or per statement (READ COMMITTED), and no read sees uncommitted data ({CRDB_TXN_LAYER_DOC}#reading; {CRDB_READ_COMMITTED_DOC})."),
             ],

@@ -48,6 +48,8 @@ pub fn engine() -> EngineSemantics {
         // isolation.html: changes are invisible to other connections until
         // they commit; the level offered has no dirty reads.
         dirty_reads_see_partial_writes: false,
+        // Not documented either way: the cautious default.
+        unique_checked_per_row: true,
         notes: vec![
             format!("A transaction writes only while its snapshot is the latest ({BUSY_SNAPSHOT_DOC}), so its reads see every row it updated as it wrote it."),
             format!("REPLACE deletes the rows that collide and then inserts the new row ({CONFLICT_DOC})."),

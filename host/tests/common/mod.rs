@@ -66,4 +66,5 @@ pub fn plugin_listing(o: &std::process::Output) -> String {
 pub mod cli_env;
 pub mod generated;
 pub mod private_postgres;
+pub mod replay;
 pub mod servers;

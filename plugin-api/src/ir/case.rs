@@ -1,6 +1,8 @@
 //! A test case: initial database, transactions, and the order statements are submitted in.
 
-use super::{ErrorClass, LevelSemantics, Outcome, Schema, SnapshotPoint, Statement, Value};
+use super::{
+    EngineSemantics, ErrorClass, LevelSemantics, Outcome, Schema, SnapshotPoint, Statement, Value,
+};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -223,11 +225,21 @@ impl TestCase {
     /// Whether two runs' outcomes of statement `at` may differ only by the
     /// order in which the DBMS visited the rows: an UPDATE that assigns a
     /// PRIMARY KEY or UNIQUE column, matched several rows in one run and
-    /// failed with a constraint violation in the other. Unique keys are
-    /// checked row by row (MySQL-family servers, PostgreSQL's non-deferred
-    /// constraints), so whether such an UPDATE collides midway depends on
-    /// the plan, not on isolation.
-    pub fn row_order_collision(&self, at: StatementRef, a: &Outcome, b: &Outcome) -> bool {
+    /// failed with a constraint violation in the other, on a DBMS whose
+    /// profile says unique keys are checked row by row
+    /// ([`EngineSemantics::unique_checked_per_row`]: MySQL-family servers,
+    /// PostgreSQL's non-deferred constraints): whether such an UPDATE
+    /// collides midway then depends on the plan, not on isolation.
+    pub fn row_order_collision(
+        &self,
+        engine: &EngineSemantics,
+        at: StatementRef,
+        a: &Outcome,
+        b: &Outcome,
+    ) -> bool {
+        if !engine.unique_checked_per_row {
+            return false;
+        }
         let Some(Statement::Update(update)) = self.statement(at) else {
             return false;
         };

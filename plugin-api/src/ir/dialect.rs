@@ -257,6 +257,13 @@ pub struct EngineSemantics {
     /// the write may have changed the rows it reached before it waited.
     /// Default true: such a read then matches no single state of the rows.
     pub dirty_reads_see_partial_writes: bool,
+    /// PRIMARY KEY and UNIQUE constraints are checked after each row a
+    /// statement writes, not at the statement's end as the SQL standard
+    /// says: a multi-row UPDATE of a key column may collide midway or not,
+    /// depending on the order the DBMS visits the rows (its plan). Default
+    /// true: a key collision of such an UPDATE in one run only is then no
+    /// finding. IR 1.1.
+    pub unique_checked_per_row: bool,
     /// Short statements of these facts, each with its source.
     pub notes: Vec<String>,
 }
@@ -270,6 +277,7 @@ impl Default for EngineSemantics {
             shared_reads_may_lock_only_a_covering_index: true,
             first_read_snapshot_needs_table_access: true,
             dirty_reads_see_partial_writes: true,
+            unique_checked_per_row: true,
             notes: Vec::new(),
         }
     }
@@ -280,7 +288,7 @@ impl EngineSemantics {
     pub fn summary(&self) -> String {
         let yes_no = |b: bool| if b { "yes" } else { "no" };
         format!(
-            "same-value UPDATE {}, REPLACE may update the row in place {}, FOR SHARE through a covering index may lock only the index {}, a first-read snapshot needs a read that touches the table {}, dirty reads may see part of a waiting write {}",
+            "same-value UPDATE {}, REPLACE may update the row in place {}, FOR SHARE through a covering index may lock only the index {}, a first-read snapshot needs a read that touches the table {}, dirty reads may see part of a waiting write {}, unique keys checked row by row {}",
             match self.same_value_update {
                 SameValueUpdate::NewVersion => "makes a new version",
                 SameValueUpdate::NoVersion => "keeps the row's version",
@@ -290,6 +298,7 @@ impl EngineSemantics {
             yes_no(self.shared_reads_may_lock_only_a_covering_index),
             yes_no(self.first_read_snapshot_needs_table_access),
             yes_no(self.dirty_reads_see_partial_writes),
+            yes_no(self.unique_checked_per_row),
         )
     }
 }
@@ -466,6 +475,7 @@ mod tests {
         assert!(partial.shared_reads_may_lock_only_a_covering_index);
         assert!(partial.first_read_snapshot_needs_table_access);
         assert!(partial.dirty_reads_see_partial_writes);
+        assert!(partial.unique_checked_per_row);
     }
 
     #[test]
@@ -476,6 +486,7 @@ mod tests {
             shared_reads_may_lock_only_a_covering_index: false,
             first_read_snapshot_needs_table_access: false,
             dirty_reads_see_partial_writes: false,
+            unique_checked_per_row: false,
             notes: vec!["n".into()],
         };
         let json = serde_json::to_string(&facts).unwrap();

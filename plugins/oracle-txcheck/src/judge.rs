@@ -192,7 +192,7 @@ pub fn judge_run(
     }
     if let Some(at) = differing
         .iter()
-        .find(|(at, t, a)| case.row_order_collision(*at, t, a))
+        .find(|(at, t, a)| case.row_order_collision(&dialect.engine, *at, t, a))
         .map(|(at, _, _)| *at)
     {
         return Ok(undecided(format!(

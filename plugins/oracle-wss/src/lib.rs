@@ -122,7 +122,9 @@ impl Oracle for WssOracle {
         for r in &results {
             for (&at, serial) in &r.replay.outcomes {
                 let concurrent = history.record(at).map(|x| &x.outcome);
-                if concurrent.is_some_and(|c| case.row_order_collision(at, c, serial)) {
+                if concurrent
+                    .is_some_and(|c| case.row_order_collision(&self.dialect.engine, at, c, serial))
+                {
                     return Ok(Verdict::Undecided {
                         reason: format!(
                             "{at} (UPDATE) changes a key column of several rows and collided with a key in one run only: unique keys are checked row by row, so the order the DBMS visits the rows decides it"

@@ -58,6 +58,7 @@ pub fn innodb_engine() -> EngineSemantics {
         shared_reads_may_lock_only_a_covering_index: true,
         first_read_snapshot_needs_table_access: true,
         dirty_reads_see_partial_writes: true,
+        unique_checked_per_row: true,
         notes: vec!["test engine facts of InnoDB".into()],
     }
 }
@@ -72,6 +73,7 @@ pub fn strict_engine() -> EngineSemantics {
         shared_reads_may_lock_only_a_covering_index: false,
         first_read_snapshot_needs_table_access: false,
         dirty_reads_see_partial_writes: false,
+        unique_checked_per_row: false,
         notes: vec![],
     }
 }
