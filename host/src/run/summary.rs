@@ -165,19 +165,28 @@ impl Exercised {
     }
 }
 
-/// Groups undecided reasons for the summary: the oracle and the first clause.
+/// Groups undecided reasons for the summary: the oracle and the first
+/// clause (up to the second `:` or the first `;`), statement numbers left out
+/// (`T2.3 (UPDATE)` becomes `T. (UPDATE)`), at most 110 characters.
 pub(super) fn reason_key(reason: &str) -> String {
+    let mut colons = 0;
     let cut = reason
         .char_indices()
-        .filter(|(_, c)| *c == ':' || *c == ';' || *c == '(')
-        .nth(1)
+        .find(|&(_, c)| {
+            colons += usize::from(c == ':');
+            c == ';' || colons == 2
+        })
         .map(|(i, _)| i)
         .unwrap_or(reason.len());
     let key: String = reason[..cut]
         .chars()
         .filter(|c| !c.is_ascii_digit())
         .collect();
-    key.trim().to_string()
+    let key = key.trim();
+    match key.char_indices().nth(110) {
+        Some((end, _)) => format!("{}…", key[..end].trim_end()),
+        None => key.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -272,7 +281,13 @@ mod tests {
         );
         assert_eq!(
             reason_key("troc: T2.3 waited (after T1.4); more"),
-            "troc: T. waited"
+            "troc: T. waited (after T.)"
+        );
+        assert_eq!(
+            reason_key(
+                "txcheck: T3.8 (UPDATE) checked keys on the latest data; the case ran again"
+            ),
+            "txcheck: T. (UPDATE) checked keys on the latest data"
         );
         assert_eq!(reason_key("plain"), "plain");
     }
