@@ -18,27 +18,34 @@ pub fn replay_case(
     oracle_config: &str,
     case: &TestCase,
 ) -> Option<String> {
-    let dialect = match kind {
-        ServerKind::Mysql => "mariadb",
-        ServerKind::Postgres => "postgres",
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let pipeline = dir.path().join("pipeline.toml");
     let shipped = std::fs::read_to_string(super::repo_root().join(config)).unwrap();
     let entry = format!("plugin = \"{oracle}\"\n");
     assert!(
         shipped.contains(&entry),
         "{config} has no oracle `{oracle}`"
     );
-    std::fs::write(
-        &pipeline,
-        shipped.replacen(
-            &entry,
-            &format!("{entry}\n[oracle.config]\n{oracle_config}\n"),
-            1,
-        ),
-    )
-    .unwrap();
+    let text = shipped.replacen(
+        &entry,
+        &format!("{entry}\n[oracle.config]\n{oracle_config}\n"),
+        1,
+    );
+    replay_pipeline(kind, &text, oracle, case)
+}
+
+/// [`replay_case`] with the whole pipeline text given.
+pub fn replay_pipeline(
+    kind: ServerKind,
+    pipeline_text: &str,
+    oracle: &str,
+    case: &TestCase,
+) -> Option<String> {
+    let dialect = match kind {
+        ServerKind::Mysql => "mariadb",
+        ServerKind::Postgres => "postgres",
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = dir.path().join("pipeline.toml");
+    std::fs::write(&pipeline, pipeline_text).unwrap();
     let write = |name: &str, value: serde_json::Value| {
         std::fs::write(dir.path().join(name), value.to_string()).unwrap();
     };

@@ -1,6 +1,7 @@
 //! The oracle's configuration table.
 
 use serde::{Deserialize, Serialize};
+pub use txlab_history::verdict::FindingsFrom;
 use txlab_plugin_api::prelude::*;
 
 /// Every option at its default, as shown by `txlab plugins show troc`.
@@ -46,6 +47,13 @@ check_missing_aborts = true
 #   "new_version" - Troc's rule: the update makes a new version (report it);
 #   "no_version"  - the InnoDB rule: an unchanged row keeps its old version.
 same_value_update = "profile"
+
+# Which model turns an anomaly into a finding. "vendor": a result the vendor's
+# documented semantics explain but the standard model forbids (a snapshot read
+# that does not show its own transaction's same-value UPDATE, MDEV-26642) is a
+# vendor-permitted anomaly, written under anomalies/ and counted; "standard":
+# it is a finding.
+findings = "vendor"
 "#;
 
 /// How a same-value UPDATE counts for the updater's snapshot reads: as the
@@ -87,6 +95,7 @@ pub struct TrocConfig {
     pub check_missing_locks: bool,
     pub check_missing_aborts: bool,
     pub same_value_update: SameValueSetting,
+    pub findings: FindingsFrom,
 }
 
 impl Default for TrocConfig {
@@ -99,6 +108,7 @@ impl Default for TrocConfig {
             check_missing_locks: true,
             check_missing_aborts: true,
             same_value_update: SameValueSetting::Profile,
+            findings: FindingsFrom::Vendor,
         }
     }
 }

@@ -22,6 +22,7 @@ pub mod walk;
 
 pub use config::{SameValueSetting, TrocConfig, DEFAULT_CONFIG};
 
+use config::FindingsFrom;
 use txlab_plugin_api::prelude::*;
 use walk::{Walk, WalkOutcome};
 
@@ -95,6 +96,15 @@ impl Oracle for TrocOracle {
             WalkOutcome::Undecided(reason) => Verdict::Undecided { reason },
             WalkOutcome::Differs(differences) => {
                 report::finding(case, history, &self.dialect, &differences)
+            }
+            WalkOutcome::Permitted(differences) => {
+                let verdict = report::finding(case, history, &self.dialect, &differences);
+                match (verdict, self.config.findings) {
+                    (Verdict::Finding(f), FindingsFrom::Vendor) => {
+                        Verdict::VendorPermitted(report::permitted(f))
+                    }
+                    (other, _) => other,
+                }
             }
         })
     }

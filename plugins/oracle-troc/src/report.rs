@@ -128,6 +128,20 @@ fn explanation(case: &TestCase, history: &History, differences: &[Difference]) -
     md
 }
 
+/// A finding of only vendor-permitted differences, as the vendor-permitted
+/// anomaly it is: the standard model it violates, and why the vendor permits
+/// it.
+pub fn permitted(mut f: Finding) -> Finding {
+    f.model = format!(
+        "the standard model of the level: a transaction sees its own writes, so its snapshot reads show the rows its UPDATE wrote, also where the values did not change ({MODEL})"
+    );
+    f.assumed_semantics = format!(
+        "The vendor documents that an UPDATE setting a column to the value it already has changes nothing, so the row keeps its version and the transaction's snapshot reads keep showing the snapshot's version (MySQL manual, update.html; MDEV-26642 and TiDB#28212, closed as design decisions). The dialect declares it (`same_value_update = no_version`).\n\n{}",
+        f.assumed_semantics
+    );
+    f
+}
+
 pub fn finding(
     case: &TestCase,
     history: &History,

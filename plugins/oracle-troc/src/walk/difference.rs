@@ -22,6 +22,11 @@ pub enum DiffKind {
     MissingAbort,
     /// The final table differs from the latest committed versions.
     FinalState,
+    /// A snapshot read showed the snapshot's version of a row its own
+    /// transaction's same-value UPDATE wrote, as the vendor documents it
+    /// (InnoDB, TiDB: MDEV-26642, TiDB#28212), where the standard model shows
+    /// the transaction its own write: a vendor-permitted anomaly.
+    SameValueSnapshot,
 }
 
 impl DiffKind {
@@ -33,7 +38,16 @@ impl DiffKind {
             DiffKind::MissingLock => "missing lock",
             DiffKind::MissingAbort => "missing abort",
             DiffKind::FinalState => "inconsistent final database state",
+            DiffKind::SameValueSnapshot => {
+                "own same-value UPDATE not seen by a snapshot read (MDEV-26642)"
+            }
         }
+    }
+
+    /// Forbidden by the standard model, allowed by the vendor's
+    /// documentation: never a finding of the vendor's semantics.
+    pub fn is_vendor_permitted(self) -> bool {
+        self == DiffKind::SameValueSnapshot
     }
 }
 

@@ -36,6 +36,9 @@ pub enum WalkOutcome {
     Agrees,
     Undecided(String),
     Differs(Vec<Difference>),
+    /// Only vendor-permitted anomalies: the run agrees with the vendor's
+    /// semantics, not with the standard model.
+    Permitted(Vec<Difference>),
 }
 
 /// Why the walk stopped early.
@@ -95,14 +98,24 @@ impl Walk<'_> {
         let mut differences = Vec::new();
         let walked = self.walk(&mut scratch, &mut differences);
         let closed = scratch.close();
+        let permitted_only = differences.iter().all(|d| d.kind.is_vendor_permitted());
         let result = match walked {
             Ok(()) if differences.is_empty() => WalkOutcome::Agrees,
-            Ok(()) | Err(Stop::Differs) => WalkOutcome::Differs(differences),
-            Err(Stop::Undecided(reason)) if differences.is_empty() => {
-                WalkOutcome::Undecided(reason)
-            }
+            Ok(()) if permitted_only => WalkOutcome::Permitted(differences),
+            Ok(()) | Err(Stop::Differs) => WalkOutcome::Differs(
+                differences
+                    .into_iter()
+                    .filter(|d| !d.kind.is_vendor_permitted())
+                    .collect(),
+            ),
+            Err(Stop::Undecided(reason)) if permitted_only => WalkOutcome::Undecided(reason),
             // A difference found before the walk had to stop still stands.
-            Err(Stop::Undecided(_)) => WalkOutcome::Differs(differences),
+            Err(Stop::Undecided(_)) => WalkOutcome::Differs(
+                differences
+                    .into_iter()
+                    .filter(|d| !d.kind.is_vendor_permitted())
+                    .collect(),
+            ),
             Err(Stop::Host(e)) => return Err(e),
         };
         closed?;

@@ -121,6 +121,12 @@ impl Walk<'_> {
                 Some(alt) => Some(scratch.run(step.level, alt, statement)?),
                 None => None,
             },
+            standard: match &views.standard {
+                Some(standard) if step.is_plain_select() => {
+                    Some(scratch.run(step.level, standard, statement)?)
+                }
+                _ => None,
+            },
         };
         self.same_value_write(&step, &runs)?;
         if step.is_plain_select()

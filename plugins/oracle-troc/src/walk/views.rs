@@ -44,12 +44,19 @@ pub(super) struct Views {
     /// Another view the statement may equally have read, when it differs from
     /// `view`.
     pub alternative: Option<View>,
+    /// The standard model's view, when the vendor's differs from it: the
+    /// snapshot in which the transaction's own same-value UPDATE made a
+    /// version (a transaction sees its own writes), where the profile says it
+    /// makes none.
+    pub standard: Option<View>,
 }
 
 /// The statement's runs on its [`Views`].
 pub(super) struct ViewRuns {
     pub run: ViewRun,
     pub alternative: Option<ViewRun>,
+    /// A plain read's run on the standard view, when there is one.
+    pub standard: Option<ViewRun>,
 }
 
 impl Walk<'_> {
@@ -88,11 +95,25 @@ impl Walk<'_> {
         let alternative = alternative_kind
             .map(|k| model.view(t, k))
             .filter(|v| v != &view);
+        let standard = (primary
+            == ViewKind::Snapshot {
+                same_value_is_version: false,
+            })
+        .then(|| {
+            model.view(
+                t,
+                ViewKind::Snapshot {
+                    same_value_is_version: true,
+                },
+            )
+        })
+        .filter(|v| v != &view);
         Views {
             choice,
             primary,
             view,
             alternative,
+            standard,
         }
     }
 
