@@ -98,10 +98,11 @@ impl Oracle for TrocOracle {
                 report::finding(case, history, &self.dialect, &differences)
             }
             WalkOutcome::Permitted(differences) => {
+                let first = differences[0].kind;
                 let verdict = report::finding(case, history, &self.dialect, &differences);
                 match (verdict, self.config.findings) {
                     (Verdict::Finding(f), FindingsFrom::Vendor) => {
-                        Verdict::VendorPermitted(report::permitted(f))
+                        Verdict::VendorPermitted(report::permitted(f, first))
                     }
                     (other, _) => other,
                 }

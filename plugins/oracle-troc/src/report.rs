@@ -131,14 +131,19 @@ fn explanation(case: &TestCase, history: &History, differences: &[Difference]) -
 /// A finding of only vendor-permitted differences, as the vendor-permitted
 /// anomaly it is: the standard model it violates, and why the vendor permits
 /// it.
-pub fn permitted(mut f: Finding) -> Finding {
-    f.model = format!(
-        "the standard model of the level: a transaction sees its own writes, so its snapshot reads show the rows its UPDATE wrote, also where the values did not change ({MODEL})"
-    );
-    f.assumed_semantics = format!(
-        "The vendor documents that an UPDATE setting a column to the value it already has changes nothing, so the row keeps its version and the transaction's snapshot reads keep showing the snapshot's version (MySQL manual, update.html; MDEV-26642 and TiDB#28212, closed as design decisions). The dialect declares it (`same_value_update = no_version`).\n\n{}",
-        f.assumed_semantics
-    );
+pub fn permitted(mut f: Finding, first: DiffKind) -> Finding {
+    let (model, why) = match first {
+        DiffKind::LostUpdate => (
+            "the standard model of REPEATABLE READ (Adya's PL-2.99, Berenson et al.'s P4): a transaction that read a row at its snapshot may not overwrite a version another transaction committed after it (a lost update, G-single)",
+            "The vendor documents that at REPEATABLE READ the snapshot applies to SELECT, while UPDATE and DELETE act on the latest committed rows (a current read), so a second writer waits for the first and then overwrites its committed change: lost updates are possible (MySQL manual, innodb-consistent-read.html and innodb-locking-reads.html). The dialect declares it (writes read the latest committed rows, the second writer proceeds).",
+        ),
+        _ => (
+            "the standard model of the level: a transaction sees its own writes, so its snapshot reads show the rows its UPDATE wrote, also where the values did not change",
+            "The vendor documents that an UPDATE setting a column to the value it already has changes nothing, so the row keeps its version and the transaction's snapshot reads keep showing the snapshot's version (MySQL manual, update.html; MDEV-26642 and TiDB#28212, closed as design decisions). The dialect declares it (`same_value_update = no_version`).",
+        ),
+    };
+    f.model = format!("{model} ({MODEL})");
+    f.assumed_semantics = format!("{why}\n\n{}", f.assumed_semantics);
     f
 }
 

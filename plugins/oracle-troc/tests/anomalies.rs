@@ -255,7 +255,7 @@ fn a_lost_update_where_the_profile_aborts_the_second_writer_is_found() {
     // InnoDB's REPEATABLE READ writes the latest committed row: 11 + 1.
     let mut o = oracle(innodb());
     let case = lost_update_case(&mut o, RR);
-    let innodb = history(
+    let current_read = history(
         &case,
         &[0, 0, 1, 1, 1, 0, 0],
         vec![
@@ -267,9 +267,32 @@ fn a_lost_update_where_the_profile_aborts_the_second_writer_is_found() {
         committed(),
         vec![r(&[1, 12], 1), r(&[2, 2], 2)],
     );
-    assert_eq!(check(&mut o, &case, &innodb), Verdict::Pass);
+    // T1 read row 1 at its snapshot and wrote over T2's later commit: a lost
+    // update (G-single) by the standard model of REPEATABLE READ, the
+    // vendor's documented current read: a vendor-permitted anomaly.
+    let Verdict::VendorPermitted(anomaly) = check(&mut o, &case, &current_read) else {
+        panic!("expected a vendor-permitted anomaly");
+    };
+    assert_eq!(
+        anomaly.signature,
+        "Troc: lost update: a write over a row changed after the snapshot (UPDATE, repeatable-read)"
+    );
+    assert!(anomaly.model.contains("PL-2.99"), "{}", anomaly.model);
+    let mut strict = oracle_with(r#"{"findings":"standard"}"#, innodb());
+    let strict_case = lost_update_case(&mut strict, RR);
+    assert_eq!(strict_case, case);
+    expect_finding(check(&mut strict, &case, &current_read));
+    // At READ COMMITTED both models allow it.
+    let mut rc = oracle(innodb());
+    let rc_case = lost_update_case(&mut rc, RC);
+    let mut rc_history = current_read.clone();
+    rc_history
+        .transactions
+        .iter_mut()
+        .for_each(|t| t.isolation = RC);
+    assert_eq!(check(&mut rc, &rc_case, &rc_history), Verdict::Pass);
     // A real lost update there (T1 wrote 1 + 1) is a final-state difference.
-    let mut really_lost = innodb.clone();
+    let mut really_lost = current_read.clone();
     really_lost.final_state = Some(final_state(&case, vec![r(&[1, 2], 1), r(&[2, 2], 2)]));
     let finding = expect_finding(check(&mut o, &case, &really_lost));
     assert_eq!(finding.title, "Troc: inconsistent final database state");

@@ -11,7 +11,7 @@ use super::views::{same_value_reason, Choice, Views};
 use super::{DiffKind, Difference, Stop, Trace, Walk};
 use crate::config::SameValueSetting;
 use crate::scratch::Scratch;
-use crate::versions::{Model, Rid, Row, Status};
+use crate::versions::{Effect, Model, Rid, Row, Status};
 use txlab_plugin_api::prelude::*;
 
 impl Walk<'_> {
@@ -147,5 +147,107 @@ impl Walk<'_> {
             )));
         }
         Ok(())
+    }
+
+    /// A lost update the vendor permits: at REPEATABLE READ, where the
+    /// profile says writes read the latest committed rows and the second
+    /// writer proceeds (InnoDB's current read), a write over a row the other
+    /// transaction changed and committed after this one's snapshot, when this
+    /// one read the row before: the standard model forbids it (G-single, a
+    /// cycle of the read's anti-dependency and the writes' order). Noted as a
+    /// vendor-permitted difference; the walk goes on.
+    pub(super) fn note_lost_update(
+        &self,
+        model: &Model,
+        step: &Step<'_>,
+        views: &Views,
+        effect: &Effect,
+        out: &mut Vec<Difference>,
+    ) {
+        let semantics = step.semantics;
+        if step.level != IsolationLevel::RepeatableRead
+            || semantics.write_reads != WriteReads::LatestCommitted
+            || semantics.write_conflict != WriteConflict::BlockThenProceed
+        {
+            return;
+        }
+        let (t, u) = (step.t(), step.u());
+        let Some(snapshot) = model.txns[t].snapshot else {
+            return;
+        };
+        if !matches!(model.txns[u].status, Status::Committed(n) if n > snapshot) {
+            return;
+        }
+        let read = self.rows_read_before(step);
+        // A same-value write of its own makes no version unless the profile
+        // says it does: then nothing may have been written over the other's
+        // change.
+        let new_version =
+            self.config.same_value_update.resolve(self.dialect) == SameValueSetting::NewVersion;
+        let lost: Vec<Rid> = effect
+            .written
+            .iter()
+            .filter(|(_, (_, same_value))| !*same_value || new_version)
+            .map(|(rid, _)| rid)
+            .chain(effect.deleted.keys())
+            .copied()
+            .filter(|&r| read.contains(&r) && !model.only_same_values(u, r))
+            .filter(|r| model.written_by(u).contains(r))
+            .collect();
+        if lost.is_empty() {
+            return;
+        }
+        let latest = model.committed_state();
+        let rows: Vec<Row> = lost.iter().filter_map(|r| latest.get(r).cloned()).collect();
+        out.push(Difference {
+            kind: DiffKind::LostUpdate,
+            at: Some(step.at),
+            level: Some(step.level),
+            view: views.primary.describe().into(),
+            expected: format!(
+                "a serialization failure (the standard model: {t_} read these rows at its snapshot, {u_} changed and committed them after it; a write over that change closes a cycle, G-single): {}",
+                RowsText(&rows),
+                t_ = txn_label(t),
+                u_ = txn_label(u),
+            ),
+            actual: format!(
+                "it {} over the latest committed rows, as the vendor documents (UPDATE and DELETE read the latest committed rows at REPEATABLE READ)",
+                step.outcome()
+            ),
+            view_rows: rows,
+            only_expected: vec![],
+            only_actual: vec![],
+        });
+    }
+
+    /// Row ids the plain reads of the statement's transaction returned
+    /// before it (those that project the row id).
+    fn rows_read_before(&self, step: &Step<'_>) -> std::collections::BTreeSet<Rid> {
+        let (t, at) = (step.t(), step.at);
+        let rid_name = &self.table.columns[self.rid].name;
+        let mut rids = std::collections::BTreeSet::new();
+        for (s, statement) in self.case.transactions[t].statements.iter().enumerate() {
+            if s >= at.stmt() {
+                break;
+            }
+            if !matches!(statement, Statement::Select(x) if x.lock == RowLock::None) {
+                continue;
+            }
+            let Some(Outcome::Rows { columns, rows }) = self
+                .history
+                .record(StatementRef::new(t, s))
+                .map(|r| &r.outcome)
+            else {
+                continue;
+            };
+            let Some(p) = columns.iter().position(|c| c == rid_name) else {
+                continue;
+            };
+            rids.extend(rows.iter().filter_map(|row| match row.get(p) {
+                Some(Value::Int(i)) => Some(*i),
+                _ => None,
+            }));
+        }
+        rids
     }
 }

@@ -27,6 +27,12 @@ pub enum DiffKind {
     /// (InnoDB, TiDB: MDEV-26642, TiDB#28212), where the standard model shows
     /// the transaction its own write: a vendor-permitted anomaly.
     SameValueSnapshot,
+    /// A write over a row version another transaction committed after this
+    /// one's snapshot, where this one had read the row at its snapshot: a
+    /// lost update (G-single), forbidden at REPEATABLE READ by the standard
+    /// model, allowed by the vendor where writes read the latest committed
+    /// rows (InnoDB's current read): a vendor-permitted anomaly.
+    LostUpdate,
 }
 
 impl DiffKind {
@@ -41,13 +47,14 @@ impl DiffKind {
             DiffKind::SameValueSnapshot => {
                 "own same-value UPDATE not seen by a snapshot read (MDEV-26642)"
             }
+            DiffKind::LostUpdate => "lost update: a write over a row changed after the snapshot",
         }
     }
 
     /// Forbidden by the standard model, allowed by the vendor's
     /// documentation: never a finding of the vendor's semantics.
     pub fn is_vendor_permitted(self) -> bool {
-        self == DiffKind::SameValueSnapshot
+        matches!(self, DiffKind::SameValueSnapshot | DiffKind::LostUpdate)
     }
 }
 

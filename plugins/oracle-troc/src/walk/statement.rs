@@ -148,6 +148,7 @@ impl Walk<'_> {
                 model.replaced_a_row = true;
             }
             self.record_locks(scratch, model, &step, &views, &runs.run)?;
+            self.note_lost_update(model, &step, &views, &effect, out);
             model.apply(t, &effect);
         }
         Ok(())
