@@ -45,6 +45,9 @@ pub struct RunSection {
     /// After a lost connection, how long to wait for the server to accept
     /// connections again before the run stops ("0s": stop at once).
     pub reconnect_timeout: HumanDuration,
+    /// Vendor-permitted anomalies count as findings: for testing a DBMS
+    /// against the standard models rather than its own documentation.
+    pub strict: bool,
 }
 
 impl Default for RunSection {
@@ -57,6 +60,7 @@ impl Default for RunSection {
             out: PathBuf::from("findings"),
             max_consecutive_errors: 20,
             reconnect_timeout: HumanDuration(Duration::from_secs(60)),
+            strict: false,
         }
     }
 }

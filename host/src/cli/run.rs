@@ -35,6 +35,11 @@ pub(super) struct RunArgs {
     /// Write findings as found, without reducing them.
     #[arg(long)]
     no_reduce: bool,
+    /// Judge by the standard models: vendor-permitted anomalies (forbidden
+    /// by the standard model of the level, allowed by the vendor's
+    /// documentation) are findings (over the pipeline's `run.strict`).
+    #[arg(long)]
+    strict: bool,
 }
 
 /// A flag that the first Ctrl-C sets, so that a run stops after the cases in
@@ -75,6 +80,7 @@ pub(super) fn run(cli: &Cli, args: &RunArgs) -> anyhow::Result<u8> {
         out: args.out.clone(),
         url: args.url.clone(),
         no_reduce: args.no_reduce,
+        strict: args.strict,
         interrupt: Some(interrupt_on_ctrl_c()),
     };
     let summary = crate::run::run(&resolved, &options)?;

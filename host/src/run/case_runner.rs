@@ -32,10 +32,11 @@ pub struct Evaluated {
 }
 
 impl Evaluated {
-    /// The finding `oracle` reported, if it reported one.
+    /// The finding `oracle` reported, or the vendor-permitted anomaly (which
+    /// a `--strict` run counts as a finding), if it reported one.
     pub fn finding_of(&self, oracle: &str) -> Option<&Finding> {
         self.verdicts.iter().find_map(|v| match &v.verdict {
-            Ok(Verdict::Finding(f)) if v.oracle == oracle => Some(f),
+            Ok(Verdict::Finding(f) | Verdict::VendorPermitted(f)) if v.oracle == oracle => Some(f),
             _ => None,
         })
     }

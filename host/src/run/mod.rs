@@ -46,6 +46,8 @@ pub struct RunOptions {
     pub url: Option<String>,
     /// Write findings without reducing them, whatever the pipeline says.
     pub no_reduce: bool,
+    /// Vendor-permitted anomalies are findings, whatever the pipeline says.
+    pub strict: bool,
     /// Set by the caller to stop the run early (Ctrl-C): every worker
     /// finishes its case, the summary is written and the run's databases
     /// are dropped.
@@ -139,6 +141,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
                 runner: CaseRunner::open(resolved, &env, id, &setups, oracles)?,
                 reduce,
                 run_ends: plan.ends(),
+                strict: p.run.strict || options.strict,
             };
             let shared = shared.clone();
             let plan = plan.clone();

@@ -21,6 +21,8 @@ pub(super) struct Worker<'a> {
     pub(super) reduce: Option<ReduceSettings>,
     /// When a `--duration` run ends: no reduction runs past it.
     pub(super) run_ends: Option<Instant>,
+    /// Vendor-permitted anomalies are findings (`--strict`).
+    pub(super) strict: bool,
 }
 
 /// What one case came to.
@@ -122,8 +124,8 @@ impl Worker<'_> {
                 Verdict::Undecided { reason } => result.undecided.push(format!("{name}: {reason}")),
                 Verdict::Finding(finding) | Verdict::VendorPermitted(finding) => {
                     let kind = match verdict {
-                        Verdict::Finding(_) => ReportKind::Finding,
-                        _ => ReportKind::VendorPermitted,
+                        Verdict::VendorPermitted(_) if !self.strict => ReportKind::VendorPermitted,
+                        _ => ReportKind::Finding,
                     };
                     let origin = FindingOrigin {
                         kind,
