@@ -1,4 +1,4 @@
-//! Fixtures of the TxCheck paper (F1, F2 and F6 of the digest), as the IR can
+//! Fixtures of the TxCheck paper (F1 to F6 of the digest), as the IR can
 //! write them, run live through `txlab replay` with the shipped TxCheck
 //! pipelines on MariaDB 10.11 and PostgreSQL 15, with the outcome this server
 //! version gives stated and checked:
@@ -10,6 +10,10 @@
 //!   the rest passes.
 //! - F2, a rolled-back INSERT that a committed UPDATE must not see
 //!   (MySQL#107887): neither server shows it; the sorted run agrees.
+//! - F3, TiDB's wrong count inside one transaction (Fig. 15): an UPDATE
+//!   whose value comes from another table, then COUNT in the same
+//!   transaction; sorted and run without transactions the count must agree.
+//!   Neither MariaDB nor PostgreSQL has the bug: pass.
 //! - F4, MariaDB 10.8.3's crash (Fig. 16): T1 inserts into t0, T0's DELETE
 //!   with nested subqueries and a LEFT JOIN over t0 waits for T1's rows, T1
 //!   updates t2. Fixed in MariaDB 10.11: no crash (the errors oracle says
@@ -17,6 +21,9 @@
 //!   t2 rows its subquery read, checked by hand with two clients), T1 rolls
 //!   back, the DELETE resumes, and TxCheck finds nothing. PostgreSQL's DELETE
 //!   does not wait: pass.
+//! - F5, TiDB's G-SIb (Fig. 13, TiDB#30361): T2 reads the table, T1 deletes
+//!   every row and commits, T2 reads again and must see the same rows at
+//!   REPEATABLE READ. Neither server has the bug: pass.
 //! - F6, blocking that separates the before-write read from its write (Fig. 11):
 //!   never a finding. MariaDB's UPDATE waits, then finds no row: as it ran the
 //!   case cannot be judged, so TxCheck runs it again without that UPDATE, and
@@ -271,6 +278,86 @@ fn f4() -> TestCase {
     )
 }
 
+/// F3 (Fig. 15): T0 sets c0 of every row of t0 from t2, then counts c2.
+fn f3() -> TestCase {
+    let t0 = table(
+        "t0",
+        vec![
+            col("id", ColumnType::Int),
+            col("c0", ColumnType::Int),
+            col("c2", ColumnType::Int),
+        ],
+        &["id"],
+    );
+    let t2 = table(
+        "t2",
+        vec![col("id", ColumnType::Int), col("c1", ColumnType::Int)],
+        &["id"],
+    );
+    let ints = |rows: &[&[i64]]| -> Vec<Vec<Value>> {
+        rows.iter()
+            .map(|r| r.iter().map(|v| Value::Int(*v)).collect())
+            .collect()
+    };
+    case_over(
+        vec![
+            (t0, ints(&[&[1, 0, 5], &[2, 0, 6], &[3, 0, 7]])),
+            (t2, ints(&[&[1, 4], &[2, 9]])),
+        ],
+        vec![explicit(
+            RR,
+            vec![
+                Statement::Begin,
+                update(
+                    "t0",
+                    vec![(
+                        "c0",
+                        scalar(query(
+                            "t2",
+                            None,
+                            vec![agg(AggregateFunc::Max, c("c1"))],
+                            None,
+                        )),
+                    )],
+                    None,
+                ),
+                query_statement(query(
+                    "t0",
+                    None,
+                    vec![agg(AggregateFunc::Count, c("c2"))],
+                    None,
+                )),
+                Statement::Commit,
+            ],
+        )],
+        &[0, 0, 0, 0],
+    )
+}
+
+/// F5 (Fig. 13): T2 reads, T1 deletes every row and commits, T2 reads again.
+fn f5() -> TestCase {
+    let read = || {
+        query_statement(Query {
+            order_by: vec![c("v")],
+            ..query("t", None, vec![c("v")], None)
+        })
+    };
+    case(
+        vec![vec![1, 10], vec![2, 20], vec![3, 30]],
+        vec![
+            explicit(
+                RR,
+                vec![Statement::Begin, delete("t", None), Statement::Commit],
+            ),
+            explicit(
+                RR,
+                vec![Statement::Begin, read(), read(), Statement::Commit],
+            ),
+        ],
+        &[0, 1, 1, 0, 0, 1, 1],
+    )
+}
+
 fn gt(a: Expr, b: Expr) -> Expr {
     Expr::binary(BinaryOp::Gt, a, b)
 }
@@ -296,6 +383,28 @@ fn f1_read_and_write_with_one_predicate() {
 fn f2_a_rolled_back_insert_leaves_no_trace() {
     for kind in [ServerKind::Mysql, ServerKind::Postgres] {
         if let Some(text) = replay(kind, &f2()) {
+            for v in verdicts(&text) {
+                assert!(v.ends_with(": pass"), "{text}");
+            }
+        }
+    }
+}
+
+#[test]
+fn f3_a_count_after_an_update_from_another_table_agrees() {
+    for kind in [ServerKind::Mysql, ServerKind::Postgres] {
+        if let Some(text) = replay(kind, &f3()) {
+            for v in verdicts(&text) {
+                assert!(v.ends_with(": pass"), "{text}");
+            }
+        }
+    }
+}
+
+#[test]
+fn f5_a_snapshot_keeps_the_rows_another_transaction_deleted() {
+    for kind in [ServerKind::Mysql, ServerKind::Postgres] {
+        if let Some(text) = replay(kind, &f5()) {
             for v in verdicts(&text) {
                 assert!(v.ends_with(": pass"), "{text}");
             }
