@@ -114,6 +114,9 @@ pub struct ExecutorSection {
     pub statement_timeout: HumanDuration,
     /// How long a statement may wait for a lock before the DBMS gives up.
     pub lock_wait_timeout: HumanDuration,
+    /// A pause after a statement is confirmed blocked and after a
+    /// transaction ends, before the next statement ("0ms": none).
+    pub pace: HumanDuration,
 }
 
 impl Default for ExecutorSection {
@@ -126,6 +129,7 @@ impl Default for ExecutorSection {
             stall_timeout: HumanDuration(d.stall_timeout),
             statement_timeout: HumanDuration(Duration::from_secs(5)),
             lock_wait_timeout: HumanDuration(Duration::from_secs(8)),
+            pace: HumanDuration(d.pace),
         }
     }
 }

@@ -66,3 +66,40 @@ fn a_finding_that_shows_again_stays_a_finding() {
     assert!(run.join("findings").join("case-000000-accuse").exists());
     assert!(!run.join("unconfirmed").exists());
 }
+
+/// The `paced` fixture oracle reports its first case and then only runs that
+/// sent two statements 150 ms apart: the confirmation finds it again with the
+/// second pace of the ladder (200 ms), keeps that pace for the reduction,
+/// records it, and `txlab replay` runs with it.
+#[test]
+fn a_finding_that_shows_only_at_a_slower_pace_is_confirmed_paced() {
+    let env = Env::new(&["txlab-fixture-panicky"]);
+    let p = env.pipeline("p.toml", &pipeline("random", &["plugin = \"paced\""]));
+    let out = env.out();
+    let o = env.txlab(&[
+        "run",
+        p.to_str().unwrap(),
+        "--cases",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}\n{}", stdout(&o), stderr(&o));
+    let run = run_dir(&out);
+    let s = summary(&run);
+    assert_eq!(
+        (s["findings"].as_u64(), s["unconfirmed"].as_u64()),
+        (Some(1), Some(0))
+    );
+    let dir = run.join("findings").join("case-000000-paced");
+    let reduction: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("reduction.json")).unwrap())
+            .unwrap();
+    assert_eq!(reduction["outcome"], "reduced", "{reduction}");
+    assert_eq!(reduction["pace_ms"], 200, "{reduction}");
+    let o = env.txlab(&["replay", dir.to_str().unwrap(), "--times", "2"]);
+    let printed = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{printed}\n{}", stderr(&o));
+    assert!(printed.contains("a 200 ms pause"), "{printed}");
+    assert!(printed.contains("reproduced 2/2"), "{printed}");
+}

@@ -50,7 +50,8 @@ fn two_libraries_with_generators_load_side_by_side_in_one_process() {
             "accuse",
             "blocked",
             "permitted",
-            "flaky"
+            "flaky",
+            "paced"
         ]
     );
     let ctx = GeneratorContext {

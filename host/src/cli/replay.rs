@@ -25,6 +25,13 @@ pub(super) fn run(cli: &Cli, args: &ReplayArgs) -> anyhow::Result<u8> {
     let resolved = setup.resolve()?;
     let env = Environment::new(&resolved, args.target.url.as_deref())?;
     let mut runner = open_runner(&resolved, &env)?;
+    if let Some(pace) = recorded_pace(dir) {
+        out!(
+            "pacing as its confirmation needed: a {} ms pause after each confirmed block and each transaction end",
+            pace.as_millis()
+        );
+        runner.set_pace(pace);
+    }
     let oracle = &setup.saved.provenance.oracle;
     let title = &setup.saved.finding.title;
     let signature = setup.saved.finding.signature();
@@ -79,4 +86,19 @@ pub(super) fn run(cli: &Cli, args: &ReplayArgs) -> anyhow::Result<u8> {
     } else {
         EXIT_CLEAN
     })
+}
+
+/// The pause a finding's confirmation needed (`reduction.json`'s `pace_ms`,
+/// next to the finding or, for its `reduced/` or `unconfirmed/` case, one
+/// directory up), when it needed one.
+fn recorded_pace(dir: &std::path::Path) -> Option<std::time::Duration> {
+    let candidates = [dir.join("reduction.json"), dir.join("../reduction.json")];
+    let text = candidates
+        .iter()
+        .find_map(|p| std::fs::read_to_string(p).ok())?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    match value.get("pace_ms").and_then(serde_json::Value::as_u64) {
+        Some(ms) if ms > 0 => Some(std::time::Duration::from_millis(ms)),
+        _ => None,
+    }
 }

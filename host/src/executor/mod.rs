@@ -29,6 +29,12 @@ pub struct ExecutorSettings {
     pub stall_timeout: Duration,
     /// A statement that runs (not waits) this long without a reply is given up.
     pub reply_timeout: Duration,
+    /// A pause after a statement is confirmed blocked and after a statement
+    /// that ended a transaction, before the next statement is sent, as a
+    /// person typing into two clients would leave: some bugs show only when
+    /// a waiting statement has settled into its wait. Zero by default;
+    /// confirmation runs raise it.
+    pub pace: Duration,
 }
 
 impl Default for ExecutorSettings {
@@ -39,6 +45,7 @@ impl Default for ExecutorSettings {
             settle_timeout: Duration::from_millis(200),
             stall_timeout: Duration::from_secs(10),
             reply_timeout: Duration::from_secs(15),
+            pace: Duration::ZERO,
         }
     }
 }

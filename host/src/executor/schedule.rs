@@ -256,6 +256,7 @@ impl Run<'_, '_> {
             if let Some(at) = self.pick() {
                 self.submit(at)?;
                 self.await_statement(at).await?;
+                self.pause_after(at).await?;
                 continue;
             }
             let waiting = self
@@ -293,6 +294,21 @@ impl Run<'_, '_> {
             }
         }
         self.close_open_transactions().await
+    }
+
+    /// The configured pause after a statement that is now blocked or that
+    /// ended its transaction; what replies arrived meanwhile are recorded.
+    async fn pause_after(&mut self, at: StatementRef) -> Result<(), ExecError> {
+        let pace = self.exec.settings.pace;
+        let ended = self.case.statement(at).is_some_and(Statement::is_end);
+        if pace.is_zero() || !(ended || self.phase(at) == Phase::Blocked(at)) {
+            return Ok(());
+        }
+        tokio::time::sleep(pace).await;
+        while let Ok(reply) = self.events.try_recv() {
+            self.queue.push_back(reply);
+        }
+        self.process_queue().await
     }
 
     /// The first statement in submitted order whose transaction can take it.

@@ -73,6 +73,7 @@ fn settings() -> ExecutorSettings {
         settle_timeout: Duration::from_millis(30),
         stall_timeout: Duration::from_millis(100),
         reply_timeout: Duration::from_secs(2),
+        pace: Duration::ZERO,
     }
 }
 
@@ -371,4 +372,29 @@ async fn too_few_sessions_is_an_error_not_a_hang() {
         })
     ));
     assert_eq!(sessions.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paced_run_pauses_after_a_block_and_a_transaction_end() {
+    let db = FakeDb::new();
+    let txns: &[&[&str]] = &[&["BEGIN", "W a", "COMMIT"], &["BEGIN", "W a", "COMMIT"]];
+    let (case, rendered) = case(txns, &[1, 1, 2, 2, 1, 2]);
+    let monitor = db.monitor();
+    let pace = Duration::from_millis(40);
+    let exec = ScheduleExecutor {
+        settings: ExecutorSettings { pace, ..settings() },
+        monitor: &monitor,
+        classifier: &FakeClassifier,
+    };
+    let (h, _) = exec.run(&case, &rendered, db.sessions(2)).await;
+    let h = h.expect("the run works");
+    // The same run as unpaced, with the pauses between the sends.
+    assert_eq!(order(&h), ["T1.1", "T1.2", "T2.1", "T1.3", "T2.2", "T2.3"]);
+    let sent = |at: StatementRef| h.record(at).unwrap().submitted_us.unwrap();
+    let pace_us = pace.as_micros() as u64;
+    // After T2.2 was confirmed blocked, T1's COMMIT waited the pause.
+    assert!(sent(r(1, 3)) - sent(r(2, 2)) >= pace_us);
+    // After T1's COMMIT, T2's COMMIT did too.
+    let committed = h.record(r(1, 3)).unwrap().completed_us.unwrap();
+    assert!(sent(r(2, 3)) - committed >= pace_us);
 }

@@ -40,6 +40,10 @@ pub struct ReductionReport {
     pub confirm_runs: u32,
     /// Confirmation runs that showed the finding again.
     pub reproduced: u32,
+    /// The pause after each confirmed block and transaction end with which
+    /// the case showed the finding again (0: none was needed); the reduction,
+    /// its confirmation and `txlab replay` run with it.
+    pub pace_ms: u64,
     /// The reduced case when no confirmation run showed the finding: kept for
     /// `txlab replay`, since a finding that shows only some of the time can
     /// miss three runs.

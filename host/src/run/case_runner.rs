@@ -292,6 +292,16 @@ impl<'a> CaseRunner<'a> {
         }
     }
 
+    /// The pause the executor leaves after a confirmed block and after a
+    /// transaction's end (see `ExecutorSettings::pace`), from now on.
+    pub fn set_pace(&mut self, pace: Duration) {
+        self.env_settings.pace = pace;
+    }
+
+    pub fn pace(&self) -> Duration {
+        self.env_settings.pace
+    }
+
     /// Whether the server answers a new connection and has not restarted.
     fn server_unchanged(&self) -> bool {
         let driver = self.case_db.driver();

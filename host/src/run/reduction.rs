@@ -8,15 +8,30 @@
 //! reproduce. The
 //! reduced case is then run `confirm` more times, and the report says how
 //! often it reproduced, because concurrency findings can depend on timing.
+//!
+//! Some findings show only when a blocked statement has settled into its
+//! wait before the other transaction goes on, as at a person's pace: when the
+//! original case does not show the finding again at the run's pace, it runs
+//! again with longer and longer pauses after each confirmed block and each
+//! transaction end ([`PACES`]), and the reduction and its confirmation keep
+//! the pause that showed it (`reduction.json`: `pace_ms`).
 
 use super::case_runner::{CaseRunner, Evaluated};
 use crate::config::ReduceSettings;
 use crate::io::{write_reduction, FindingInput, FindingOrigin, ReductionOutcome, ReductionReport};
 use std::cell::Cell;
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use txlab_plugin_api::ir::{Finding, TestCase};
 use txlab_reduce::{reduce, CaseSize, Limits};
+
+/// The pauses the original case runs again with, one run each, after its
+/// runs at the run's own pace did not show the finding.
+pub const PACES: [Duration; 3] = [
+    Duration::from_millis(50),
+    Duration::from_millis(200),
+    Duration::from_millis(600),
+];
 
 /// The reduced case and its last run that showed the finding.
 pub struct Reduced {
@@ -44,7 +59,7 @@ pub fn reduce_finding(
     // then on no trial runs, and the reduction says so instead of calling
     // the candidates non-reproducing.
     let server_lost: Cell<Option<String>> = Cell::new(None);
-    let mut judge = |case: &TestCase| -> Option<Evaluated> {
+    let judge = |runner: &mut CaseRunner<'_>, case: &TestCase| -> Option<Evaluated> {
         if let Some(loss) = server_lost.take() {
             server_lost.set(Some(loss));
             return None;
@@ -81,15 +96,30 @@ pub fn reduce_finding(
         steps: Vec::new(),
         confirm_runs: 0,
         reproduced: 0,
+        pace_ms: 0,
         unconfirmed: None,
     };
-    // A finding that depends on timing may not show on the first re-run.
+    // A finding that depends on timing may not show on the first re-run;
+    // then paced runs, slower and slower.
     let first_tries = settings.attempts.max(settings.confirm).max(1);
-    let shown = (1..=first_tries).any(|i| {
+    let run_pace = runner.pace();
+    let mut shown = (1..=first_tries).any(|i| {
         report.trials = i as usize;
-        judge(generated).is_some()
+        judge(runner, generated).is_some()
     });
+    for pace in PACES.into_iter().filter(|p| *p > run_pace) {
+        if shown {
+            break;
+        }
+        runner.set_pace(pace);
+        report.trials += 1;
+        shown = judge(runner, generated).is_some();
+        if shown {
+            report.pace_ms = pace.as_millis() as u64;
+        }
+    }
     if !shown {
+        runner.set_pace(run_pace);
         if let Some(loss) = server_lost.take() {
             report.outcome = ReductionOutcome::ServerLost;
             report.stopped = loss;
@@ -106,12 +136,12 @@ pub fn reduce_finding(
                 None => started + settings.max_time,
             }),
         },
-        |case| (0..settings.attempts.max(1)).any(|_| judge(case).is_some()),
+        |case| (0..settings.attempts.max(1)).any(|_| judge(runner, case).is_some()),
     );
     let mut last = None;
     for _ in 0..settings.confirm.max(1) {
         report.confirm_runs += 1;
-        if let Some(e) = judge(&reduction.case) {
+        if let Some(e) = judge(runner, &reduction.case) {
             report.reproduced += 1;
             last = Some(Reduced {
                 generated: reduction.case.clone(),
@@ -119,6 +149,7 @@ pub fn reduce_finding(
             });
         }
     }
+    runner.set_pace(run_pace);
     if let Some(loss) = server_lost.take() {
         report.outcome = ReductionOutcome::ServerLost;
         report.trials += reduction.trials;

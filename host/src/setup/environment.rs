@@ -104,6 +104,7 @@ impl Environment {
                 reply_timeout: e.statement_timeout.0
                     + e.lock_wait_timeout.0
                     + Duration::from_secs(2),
+                pace: e.pace.0,
             },
             limits: e.session_limits(),
             reconnect_timeout: resolved.pipeline.pipeline.run.reconnect_timeout.0,
