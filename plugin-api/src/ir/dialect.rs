@@ -496,7 +496,7 @@ mod tests {
         );
         assert_eq!(
             facts.summary(),
-            "same-value UPDATE makes a new version, REPLACE may update the row in place no, FOR SHARE through a covering index may lock only the index no, a first-read snapshot needs a read that touches the table no, dirty reads may see part of a waiting write no"
+            "same-value UPDATE makes a new version, REPLACE may update the row in place no, FOR SHARE through a covering index may lock only the index no, a first-read snapshot needs a read that touches the table no, dirty reads may see part of a waiting write no, unique keys checked row by row no"
         );
         assert!(EngineSemantics::default().summary().starts_with(
             "same-value UPDATE not declared, REPLACE may update the row in place yes"
