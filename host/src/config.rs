@@ -27,6 +27,10 @@ pub struct Pipeline {
     pub oracles: Vec<PluginRef>,
 }
 
+/// More workers than this would only wait for each other (and each opens its
+/// own databases and sessions).
+pub const MAX_WORKERS: usize = 64;
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunSection {
@@ -306,8 +310,33 @@ impl LoadedPipeline {
                 "`reduce.confirm` and `reduce.attempts` must be at least 1".into(),
             ));
         }
-        if p.run.workers == 0 {
-            return Err(self.error_at(None, "`run.workers` must be at least 1".into()));
+        if p.run.workers == 0 || p.run.workers > MAX_WORKERS {
+            return Err(self.error_at(
+                None,
+                format!(
+                    "`run.workers` must be between 1 and {MAX_WORKERS}, not {}",
+                    p.run.workers
+                ),
+            ));
+        }
+        if p.run.max_consecutive_errors == 0 {
+            return Err(self.error_at(
+                None,
+                "`run.max_consecutive_errors` must be at least 1".into(),
+            ));
+        }
+        let e = &p.executor;
+        for (key, value) in [
+            ("probe_interval", e.probe_interval.0),
+            ("block_timeout", e.block_timeout.0),
+            ("settle_timeout", e.settle_timeout.0),
+            ("stall_timeout", e.stall_timeout.0),
+            ("statement_timeout", e.statement_timeout.0),
+            ("lock_wait_timeout", e.lock_wait_timeout.0),
+        ] {
+            if value.is_zero() {
+                return Err(self.error_at(None, format!("`executor.{key}` must be above zero")));
+            }
         }
         if let Some(levels) = &p.target.isolation {
             if levels.get_ref().is_empty() {

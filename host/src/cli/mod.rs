@@ -108,6 +108,10 @@ pub fn main() -> ExitCode {
 }
 
 fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
+    // A directory that is not there would be searched for nothing, silently.
+    if let Some(missing) = cli.plugin_dirs.iter().find(|d| !d.is_dir()) {
+        anyhow::bail!("--plugin-dir {}: no such directory", missing.display());
+    }
     match &cli.command {
         Command::Plugins { command } => plugins::run(cli, command),
         Command::CheckConfig { pipeline } => check_config::run(cli, pipeline),

@@ -91,10 +91,10 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     let seed = options.seed.or(p.run.seed).unwrap_or_else(random_seed);
     let plan = plan(resolved, options);
     let out = options.out.clone().unwrap_or_else(|| p.run.out.clone());
-    let run_dir = prepare_output(&out, seed)?;
 
     // Every worker's plugins are built before the first case, so that a
-    // configuration error stops the run before anything happens.
+    // configuration error stops the run before anything happens (the run
+    // directory included).
     let workers = match plan {
         Plan::Single(_) => 1,
         _ => p.run.workers,
@@ -106,6 +106,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
 
     let env = Environment::new(resolved, options.url.as_deref())?;
     let setups = env.level_setups(resolved)?;
+    let run_dir = prepare_output(&out, seed)?;
 
     let progress = progress_bar(&plan);
     let shared = Arc::new(Shared {

@@ -44,6 +44,11 @@ fn target_location(
         .map_err(crate::target::TargetError::from)?
     {
         DriverKind::Sqlite => {
+            if url_override.is_some() {
+                return Err(SetupError::UrlForEmbedded {
+                    dialect: resolved.info.name.clone(),
+                });
+            }
             let (dir, guard) =
                 sqlite_dir(target.path.as_deref()).map_err(SetupError::DatabaseDir)?;
             return Ok((TargetLocation::SqliteDir(dir), guard));

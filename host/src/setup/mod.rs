@@ -40,6 +40,8 @@ pub enum SetupError {
     },
     #[error("cannot create the database directory: {0}")]
     DatabaseDir(std::io::Error),
+    #[error("--url names a server, but the `{dialect}` dialect runs on its embedded database and would ignore it; leave --url out, or choose a server dialect in the pipeline's [target]")]
+    UrlForEmbedded { dialect: String },
     #[error("cannot start an async runtime: {0}")]
     Runtime(std::io::Error),
     #[error("the benchmark could not run: {0}")]

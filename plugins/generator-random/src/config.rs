@@ -10,6 +10,11 @@ pub type Range = [u32; 2];
 /// that unique keys always have a free value; this bound keeps every generated value
 /// inside the column types' ranges (see `values.rs`).
 pub const MAX_ROWS: u32 = 500;
+/// Upper bounds that keep a case in memory and its run short.
+pub const MAX_TABLES: u32 = 16;
+pub const MAX_COLUMNS: u32 = 32;
+pub const MAX_TRANSACTIONS: u32 = 64;
+pub const MAX_STATEMENTS: u32 = 200;
 
 /// Commented TOML with every option at its default; kept in sync with [`Config`] by
 /// the tests below.
@@ -150,6 +155,18 @@ impl Config {
                 "rows: at most {MAX_ROWS} rows per table are supported, got {}",
                 self.rows[1]
             )));
+        }
+        for (key, [_, max], limit) in [
+            ("tables", self.tables, MAX_TABLES),
+            ("columns", self.columns, MAX_COLUMNS),
+            ("transactions", self.transactions, MAX_TRANSACTIONS),
+            ("statements", self.statements, MAX_STATEMENTS),
+        ] {
+            if max > limit {
+                return Err(PluginError::config(format!(
+                    "{key}: at most {limit} are supported, got {max}"
+                )));
+            }
         }
         check_probability("commit_probability", self.commit_probability)?;
         check_probability("cache_probability", self.cache_probability)?;

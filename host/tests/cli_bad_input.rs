@@ -1,0 +1,75 @@
+//! Options that would make a run hang, eat the machine or be silently ignored
+//! are refused before anything runs: exit 2 and one line naming the key.
+
+mod common;
+
+use common::cli_env::*;
+
+/// `txlab run` of the SQLite pipeline with `edit` applied to its text, and
+/// `extra` arguments: what it printed, after checking it exited 2.
+fn refused(edit: impl Fn(String) -> String, extra: &[&str]) -> String {
+    let env = Env::new(&[]);
+    let p = env.pipeline("p.toml", &edit(pipeline("random", &["plugin = \"wss\""])));
+    let out = env.out();
+    let mut args = vec![
+        "run",
+        p.to_str().unwrap(),
+        "--cases",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let o = env.txlab(&args);
+    let text = format!("{}{}", stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{text}");
+    assert!(
+        !out.exists() || std::fs::read_dir(&out).unwrap().next().is_none(),
+        "{text}"
+    );
+    text
+}
+
+fn with_run_key(key: &str) -> impl Fn(String) -> String + '_ {
+    move |text: String| text.replace("[run]\n", &format!("[run]\n{key}\n"))
+}
+
+#[test]
+fn unbounded_or_zero_options_are_refused() {
+    let text = refused(with_run_key("workers = 100000"), &[]);
+    assert!(
+        text.contains("`run.workers` must be between 1 and 64"),
+        "{text}"
+    );
+    let text = refused(with_run_key("max_consecutive_errors = 0"), &[]);
+    assert!(
+        text.contains("`run.max_consecutive_errors` must be at least 1"),
+        "{text}"
+    );
+    for key in ["statement_timeout", "probe_interval", "stall_timeout"] {
+        let text = refused(
+            |t: String| format!("{t}\n[executor]\n{key} = \"0s\"\n"),
+            &[],
+        );
+        assert!(
+            text.contains(&format!("`executor.{key}` must be above zero")),
+            "{text}"
+        );
+    }
+    let text = refused(
+        |t: String| format!("{t}\n[generator.config]\ntransactions = [2, 1000000]\n"),
+        &[],
+    );
+    assert!(text.contains("transactions: at most 64"), "{text}");
+}
+
+#[test]
+fn options_that_would_be_ignored_are_refused() {
+    let text = refused(|t| t, &["--plugin-dir", "/nonexistent/txlab-plugins"]);
+    assert!(
+        text.contains("--plugin-dir /nonexistent/txlab-plugins: no such directory"),
+        "{text}"
+    );
+    let text = refused(|t| t, &["--url", "mysql://root@127.0.0.1:3306"]);
+    assert!(text.contains("embedded database"), "{text}");
+}
