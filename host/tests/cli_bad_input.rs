@@ -73,3 +73,49 @@ fn options_that_would_be_ignored_are_refused() {
     let text = refused(|t| t, &["--url", "mysql://root@127.0.0.1:3306"]);
     assert!(text.contains("embedded database"), "{text}");
 }
+
+/// `txlab run` of the shipped PostgreSQL pipeline against `url`: what it
+/// printed, after checking it exited 2.
+fn refused_on(url: &str) -> String {
+    let env = Env::new(&[]);
+    let out = env.out();
+    let o = env.txlab(&[
+        "run",
+        "configs/postgres.toml",
+        "--cases",
+        "1",
+        "--url",
+        url,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = format!("{}{}", stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{text}");
+    text
+}
+
+#[test]
+fn a_postgres_connection_error_says_its_cause() {
+    // Nothing listens on port 1: the operating system's reason is shown.
+    let text = refused_on("postgres://root@127.0.0.1:1/postgres");
+    assert!(text.contains("Connection refused"), "{text}");
+    let live = tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(common::servers::reachable(
+            txlab_host::driver::ServerKind::Postgres,
+            "the server's own reason",
+        ));
+    if live {
+        let mut url = url::Url::parse(&common::servers::url(
+            txlab_host::driver::ServerKind::Postgres,
+        ))
+        .unwrap();
+        url.set_username("txlab_no_such_role").unwrap();
+        url.set_password(None).unwrap();
+        let text = refused_on(url.as_str());
+        assert!(
+            text.contains("role \"txlab_no_such_role\" does not exist"),
+            "{text}"
+        );
+    }
+}

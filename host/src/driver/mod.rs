@@ -8,6 +8,7 @@ mod sqlite;
 
 pub use kind::{DriverKind, ServerKind, UnknownDriver};
 pub use mysql::MysqlDriver;
+pub(crate) use postgres::error_text as postgres_error_text;
 pub use postgres::PostgresDriver;
 pub use sqlite::{SqliteDriver, SqliteOptions};
 

@@ -43,7 +43,7 @@ impl PostgresDriver {
             .await
             .map_err(|e| DriverError::Connect {
                 target: self.url.clone(),
-                reason: e.to_string(),
+                reason: error_text(&e),
             })?;
         // The connection future drives the socket; it ends when the client drops.
         tokio::spawn(async move {
@@ -51,6 +51,32 @@ impl PostgresDriver {
         });
         Ok(client)
     }
+}
+
+/// A PostgreSQL client error with its cause: the server's message for a
+/// database error ("database \"x\" does not exist", "password authentication
+/// failed …"), else the chain of sources down to the operating system's
+/// reason ("Connection refused"), which the error's own text leaves out.
+pub(crate) fn error_text(e: &tokio_postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return format!(
+            "{}: {} (SQLSTATE {})",
+            db.severity(),
+            db.message(),
+            db.code().code()
+        );
+    }
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
 }
 
 pub(crate) fn raw_error(e: tokio_postgres::Error) -> RawDbError {

@@ -186,7 +186,7 @@ impl ServerDatabases {
             .await
             .map_err(|e| DriverError::Connect {
                 target: self.redacted_url(),
-                reason: e.to_string(),
+                reason: crate::driver::postgres_error_text(&e),
             })?;
         tokio::spawn(async move {
             let _ = connection.await;
