@@ -119,3 +119,27 @@ fn a_postgres_connection_error_says_its_cause() {
         );
     }
 }
+
+/// A truncated copy of a plugin library (an interrupted copy or build) would
+/// kill the process with SIGBUS when the dynamic loader touched its missing
+/// pages: it is refused, named, and the other plugins work.
+#[test]
+fn a_truncated_plugin_library_is_refused_and_the_rest_works() {
+    let env = Env::new(&[]);
+    let whole = common::library("txlab-oracle-errors");
+    let bytes = std::fs::read(&whole).unwrap();
+    // Its headers, and the first pages of what the loader maps.
+    let cut = env.plugins.path().join("libtxlab_cut.so");
+    std::fs::write(&cut, &bytes[..100_000]).unwrap();
+    let o = env.txlab(&["plugins", "list"]);
+    let text = format!("{}{}", stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("libtxlab_cut.so") && text.contains("damaged or truncated"),
+        "{text}"
+    );
+    let p = env.pipeline("p.toml", &pipeline("random", &["plugin = \"wss\""]));
+    let out = env.out();
+    let o = env.txlab(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+}

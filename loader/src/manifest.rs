@@ -40,6 +40,7 @@ impl fmt::Display for ManifestInfo {
 /// Reads a library's manifest with libloading. The library stays loaded: plugin
 /// libraries are never unloaded.
 pub fn probe(path: &Path) -> Result<ManifestInfo, LoadError> {
+    check_whole(path)?;
     // SAFETY: loading a library runs its initialisers; txlab only loads files
     // from the plugin directories the user named.
     let lib = unsafe { libloading::Library::new(path) }.map_err(|e| LoadError::Open {
@@ -161,6 +162,51 @@ pub(crate) fn ir_too_new_message(path: &Path, m: &ManifestInfo) -> String {
         m.ir,
         advice(true)
     )
+}
+
+/// Refuses an ELF library whose headers point past the end of the file (a
+/// truncated copy): the dynamic loader maps such a file and the process dies
+/// of SIGBUS when it touches the missing pages, before any error can be
+/// reported. Other formats are left to the loader.
+fn check_whole(path: &Path) -> Result<(), LoadError> {
+    use object::read::elf::{FileHeader, ProgramHeader};
+    use std::io::Read;
+    let open = |reason: String| LoadError::Open {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let mut file = std::fs::File::open(path).map_err(|e| open(e.to_string()))?;
+    let length = file.metadata().map_err(|e| open(e.to_string()))?.len();
+    // The ELF header and the program headers sit at the start of the file.
+    let mut head = Vec::new();
+    file.by_ref()
+        .take(64 * 1024)
+        .read_to_end(&mut head)
+        .map_err(|e| open(e.to_string()))?;
+    if !head.starts_with(b"\x7fELF") {
+        return Ok(());
+    }
+    let truncated = |what: String| {
+        open(format!(
+            "the file is damaged or truncated ({length} bytes): {what}; copy or build the library again"
+        ))
+    };
+    let header = object::elf::FileHeader64::<object::Endianness>::parse(head.as_slice())
+        .map_err(|e| truncated(e.to_string()))?;
+    let endian = header.endian().map_err(|e| truncated(e.to_string()))?;
+    let segments = header
+        .program_headers(endian, head.as_slice())
+        .map_err(|e| truncated(e.to_string()))?;
+    for segment in segments {
+        let (offset, size) = segment.file_range(endian);
+        if offset.checked_add(size).is_none_or(|end| end > length) {
+            return Err(truncated(format!(
+                "a segment ends at byte {}",
+                offset.saturating_add(size)
+            )));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
