@@ -96,22 +96,27 @@ fn on_postgres(case: &TestCase) -> Option<Vec<String>> {
     .map(|t| verdicts(&t))
 }
 
-#[test]
-fn a_lost_update_is_a_vendor_permitted_anomaly_on_mariadb_only_without_snapshot_isolation() {
-    let case = lost_update();
-    for v in on_mariadb(&case, false).into_iter().flatten() {
+/// Checks that `case` is the vendor-permitted anomaly `named` on MariaDB with
+/// `innodb_snapshot_isolation` OFF, and a pass with it ON and on PostgreSQL.
+fn permitted_only_without_snapshot_isolation(case: &TestCase, named: &str) {
+    for v in on_mariadb(case, false).into_iter().flatten() {
         assert!(
-            v.contains("vendor-permitted anomaly") && v.contains("lost update"),
+            v.contains("vendor-permitted anomaly") && v.contains(named),
             "{v}"
         );
     }
-    for v in on_mariadb(&case, true)
+    for v in on_mariadb(case, true)
         .into_iter()
         .flatten()
-        .chain(on_postgres(&case).into_iter().flatten())
+        .chain(on_postgres(case).into_iter().flatten())
     {
         assert!(v.ends_with(": pass"), "{v}");
     }
+}
+
+#[test]
+fn a_lost_update_is_a_vendor_permitted_anomaly_on_mariadb_only_without_snapshot_isolation() {
+    permitted_only_without_snapshot_isolation(&lost_update(), "lost update");
 }
 
 fn f3() -> TestCase {
@@ -122,7 +127,7 @@ fn f3() -> TestCase {
     );
     let ints = |r: [i64; 2]| r.iter().map(|v| Value::Int(*v)).collect::<Vec<_>>();
     let rr = IsolationLevel::RepeatableRead;
-    let mut case = case_of(
+    let case = case_of(
         Schema {
             tables: vec![t.clone()],
         },
@@ -149,33 +154,10 @@ fn f3() -> TestCase {
             ),
         ],
     );
-    let order = [0, 0, 1, 1, 1, 0, 0, 0, 0];
-    let mut next = [0usize; 2];
-    case.submitted_order = order
-        .iter()
-        .map(|&t| {
-            next[t] += 1;
-            StatementRef::new(t, next[t] - 1)
-        })
-        .collect();
-    case.validate().unwrap();
-    case
+    submitted(case, &[0, 0, 1, 1, 1, 0, 0, 0, 0])
 }
 
 #[test]
 fn mdev_26642_is_a_vendor_permitted_anomaly_on_mariadb_only_without_snapshot_isolation() {
-    let case = f3();
-    for v in on_mariadb(&case, false).into_iter().flatten() {
-        assert!(
-            v.contains("vendor-permitted anomaly") && v.contains("MDEV-26642"),
-            "{v}"
-        );
-    }
-    for v in on_mariadb(&case, true)
-        .into_iter()
-        .flatten()
-        .chain(on_postgres(&case).into_iter().flatten())
-    {
-        assert!(v.ends_with(": pass"), "{v}");
-    }
+    permitted_only_without_snapshot_isolation(&f3(), "MDEV-26642");
 }

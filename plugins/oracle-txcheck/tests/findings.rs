@@ -19,6 +19,22 @@ fn t() -> Table {
     )
 }
 
+/// A case over `t` (rows `(id, value)`) and `u(k)` (rows `k`).
+fn over_t_and_u(t_rows: &[[i64; 2]], u_keys: &[i64], transactions: Vec<Transaction>) -> TestCase {
+    let u = table("u", vec![col("k", ColumnType::Int)], &["k"]);
+    let ints = |r: &[i64]| r.iter().map(|&v| Value::Int(v)).collect::<Vec<_>>();
+    case_of(
+        Schema {
+            tables: vec![t(), u.clone()],
+        },
+        vec![
+            rows_of(&t(), t_rows.iter().map(|r| ints(r)).collect()),
+            rows_of(&u, u_keys.iter().map(|&k| vec![Value::Int(k)]).collect()),
+        ],
+        transactions,
+    )
+}
+
 fn oracle() -> TxcheckOracle {
     let dialect = <txlab_postgres::PostgresDialect as DialectPlugin>::new(Default::default())
         .unwrap()
@@ -138,16 +154,10 @@ fn a_result_the_sorted_run_does_not_give_is_a_finding() {
 /// finding. Through a LEFT JOIN its rows get no keys: undecided.
 #[test]
 fn insert_select_is_judged() {
-    let u = table("u", vec![col("k", ColumnType::Int)], &["k"]);
     let raw = |q: Query| {
-        case_of(
-            Schema {
-                tables: vec![t(), u.clone()],
-            },
-            vec![
-                rows_of(&t(), vec![vec![Value::Int(0), Value::Int(0)]]),
-                rows_of(&u, vec![vec![Value::Int(5)], vec![Value::Int(6)]]),
-            ],
+        over_t_and_u(
+            &[[0, 0]],
+            &[5, 6],
             vec![
                 explicit(
                     RR,
@@ -213,16 +223,10 @@ fn insert_select_is_judged() {
 #[test]
 fn a_subquery_over_another_table_is_judged() {
     let mut o = oracle();
-    let u = table("u", vec![col("k", ColumnType::Int)], &["k"]);
     let filter = in_query(c("id"), query("u", None, vec![c("k")], None), false);
-    let raw = case_of(
-        Schema {
-            tables: vec![t(), u.clone()],
-        },
-        vec![
-            rows_of(&t(), vec![vec![Value::Int(0), Value::Int(0)]]),
-            rows_of(&u, vec![vec![Value::Int(0)]]),
-        ],
+    let raw = over_t_and_u(
+        &[[0, 0]],
+        &[0],
         vec![
             explicit(
                 RR,
@@ -304,21 +308,9 @@ fn an_aggregate_query_is_judged_by_its_result() {
 /// finding.
 #[test]
 fn replace_select_is_judged() {
-    let u = table("u", vec![col("k", ColumnType::Int)], &["k"]);
-    let raw = case_of(
-        Schema {
-            tables: vec![t(), u.clone()],
-        },
-        vec![
-            rows_of(
-                &t(),
-                vec![
-                    vec![Value::Int(5), Value::Int(0)],
-                    vec![Value::Int(7), Value::Int(0)],
-                ],
-            ),
-            rows_of(&u, vec![vec![Value::Int(5)], vec![Value::Int(6)]]),
-        ],
+    let raw = over_t_and_u(
+        &[[5, 0], [7, 0]],
+        &[5, 6],
         vec![explicit(
             RR,
             vec![
@@ -365,15 +357,9 @@ fn replace_select_is_judged() {
 /// table layout) is undecided, not a finding.
 #[test]
 fn an_insert_ignore_select_that_kept_another_colliding_row_is_undecided() {
-    let u = table("u", vec![col("k", ColumnType::Int)], &["k"]);
-    let raw = case_of(
-        Schema {
-            tables: vec![t(), u.clone()],
-        },
-        vec![
-            rows_of(&t(), vec![vec![Value::Int(0), Value::Int(0)]]),
-            rows_of(&u, vec![vec![Value::Int(5)], vec![Value::Int(6)]]),
-        ],
+    let raw = over_t_and_u(
+        &[[0, 0]],
+        &[5, 6],
         vec![explicit(
             RR,
             vec![
