@@ -161,3 +161,85 @@ fn f3() -> TestCase {
 fn mdev_26642_is_a_vendor_permitted_anomaly_on_mariadb_only_without_snapshot_isolation() {
     permitted_only_without_snapshot_isolation(&f3(), "MDEV-26642");
 }
+
+/// MDEV-26643's case (Troc's fixture F2) at READ COMMITTED: T1 sets every c1
+/// to 10; T2's `UPDATE … SET c2 = 20 WHERE c1 IS NOT NULL` waits for it.
+fn mdev_26643() -> TestCase {
+    let t = table(
+        "t",
+        vec![col("c1", ColumnType::Int), col("c2", ColumnType::Int)],
+        &[],
+    );
+    let v = |x: Option<i64>| x.map_or(Value::Null, Value::Int);
+    let rc = IsolationLevel::ReadCommitted;
+    let case = case_of(
+        Schema {
+            tables: vec![t.clone()],
+        },
+        vec![rows_of(
+            &t,
+            [
+                (None, Some(1)),
+                (Some(2), Some(2)),
+                (None, None),
+                (None, Some(3)),
+                (Some(4), None),
+            ]
+            .into_iter()
+            .map(|(a, b)| vec![v(a), v(b)])
+            .collect(),
+        )],
+        vec![
+            explicit(
+                rc,
+                vec![
+                    Statement::Begin,
+                    update("t", vec![("c1", int(10))], None),
+                    Statement::Commit,
+                ],
+            ),
+            explicit(
+                rc,
+                vec![
+                    Statement::Begin,
+                    update(
+                        "t",
+                        vec![("c2", int(20))],
+                        Some(Expr::IsNull {
+                            operand: Box::new(c("c1")),
+                            negated: true,
+                        }),
+                    ),
+                    Statement::Commit,
+                ],
+            ),
+        ],
+    );
+    submitted(case, &[0, 0, 1, 1, 0, 1])
+}
+
+/// MariaDB 10.11 skips the first row (its committed c1 is NULL), waits at
+/// the second and reads the rest after T1's commit: InnoDB's semi-consistent
+/// read, a vendor-permitted anomaly; with `innodb_snapshot_isolation` ON it
+/// waits at the first row and updates all five (pass). PostgreSQL 15 finds
+/// only the two rows its snapshot matches and re-checks them: the documented
+/// re-check after a wait, also vendor-permitted.
+#[test]
+fn mdev_26643_is_the_vendors_rule_for_a_wait_on_both_servers() {
+    let case = mdev_26643();
+    for v in on_mariadb(&case, false).into_iter().flatten() {
+        assert!(
+            v.contains("vendor-permitted anomaly") && v.contains("semi-consistent read"),
+            "{v}"
+        );
+    }
+    for v in on_mariadb(&case, true).into_iter().flatten() {
+        assert!(v.ends_with(": pass"), "{v}");
+    }
+    for v in on_postgres(&case).into_iter().flatten() {
+        assert!(
+            v.contains("vendor-permitted anomaly") && v.contains("re-check after a wait"),
+            "{v}"
+        );
+    }
+}

@@ -188,6 +188,9 @@ fn innodb_read_uncommitted(target: &Target) -> LevelSemantics {
         // Write locks are held until the transaction ends.
         serial_order: SerialOrder::CommitOrder,
         serializable: false,
+        // locking-reads page: a locking read waits for the row's holder, then reads
+        // its latest committed version (checked on MariaDB 10.11).
+        after_wait: AfterWait::LatestRows,
         notes,
         references,
     }
@@ -229,6 +232,9 @@ fn innodb_read_committed(target: &Target) -> LevelSemantics {
         predicate_conflicts: false,
         serial_order: SerialOrder::CommitOrder,
         serializable: false,
+        // locking-reads page: a locking read waits for the row's holder, then reads
+        // its latest committed version (checked on MariaDB 10.11).
+        after_wait: AfterWait::LatestRows,
         notes,
         references,
     }
@@ -266,6 +272,9 @@ fn innodb_repeatable_read(target: &Target) -> LevelSemantics {
         predicate_conflicts: true,
         serial_order: SerialOrder::CommitOrder,
         serializable: false,
+        // locking-reads page: a locking read waits for the row's holder, then reads
+        // its latest committed version (checked on MariaDB 10.11).
+        after_wait: AfterWait::LatestRows,
         notes,
         references,
     }
@@ -311,6 +320,9 @@ fn innodb_serializable(target: &Target) -> LevelSemantics {
         // locks, the level the manual names for XA transactions and for
         // troubleshooting concurrency.
         serializable: true,
+        // locking-reads page: a locking read waits for the row's holder, then reads
+        // its latest committed version (checked on MariaDB 10.11).
+        after_wait: AfterWait::LatestRows,
         notes,
         references,
     }
@@ -346,6 +358,7 @@ fn tidb_read_committed() -> LevelSemantics {
         predicate_conflicts: false,
         serial_order: SerialOrder::CommitOrder,
         serializable: false,
+        after_wait: AfterWait::Unknown,
         notes,
         references,
     }
@@ -369,6 +382,7 @@ fn tidb_pessimistic_repeatable_read() -> LevelSemantics {
         // Pessimistic locks are held until the transaction ends.
         serial_order: SerialOrder::CommitOrder,
         serializable: false,
+        after_wait: AfterWait::Unknown,
         notes,
         references,
     }
@@ -393,6 +407,7 @@ fn tidb_optimistic_repeatable_read() -> LevelSemantics {
         // committed writes need not be equivalent to any commit-order run.
         serial_order: SerialOrder::AnyOrder,
         serializable: false,
+        after_wait: AfterWait::Unknown,
         notes,
         references,
     }

@@ -279,6 +279,9 @@ fn update_skips_locked_rows_that_do_not_match_where_declared() {
         let dialect = mariadb(snapshot_isolation);
         for semantics in dialect.info().levels {
             let level = semantics.level;
+            // Which rows a statement that waited acts on: InnoDB's locking
+            // read of the latest committed rows, at every level.
+            assert_eq!(semantics.after_wait, AfterWait::LatestRows, "{level}");
             let Some((db, schema)) = database("semiconsistent") else {
                 return;
             };

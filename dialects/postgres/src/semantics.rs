@@ -223,6 +223,9 @@ fn pg_read_committed() -> LevelSemantics {
         // writes apply in commit order.
         serial_order: SerialOrder::CommitOrder,
         serializable: false,
+        // 13.2.1: rows come from the command's snapshot; a row a concurrent
+        // transaction updated is re-checked on its updated version.
+        after_wait: AfterWait::RecheckChanged,
         notes: vec![
             format!("Each statement sees a snapshot taken when it starts ({PG_ISOLATION_DOC}, 13.2.1); measured."),
             format!("UPDATE, DELETE and SELECT FOR UPDATE/SHARE ({PG_SELECT_LOCKING_DOC}) find target rows in the statement's snapshot; a row changed by a concurrent transaction is waited for, then its WHERE clause is re-evaluated on the latest committed version and the statement proceeds with that version ({PG_ISOLATION_DOC}, 13.2.1); measured."),
@@ -259,6 +262,7 @@ fn pg_repeatable_read() -> LevelSemantics {
         predicate_conflicts: false,
         serial_order: SerialOrder::CommitOrder,
         serializable: false,
+        after_wait: AfterWait::Unknown,
         notes: vec![
             format!("Snapshot isolation: the snapshot is taken at the first statement after BEGIN, not at BEGIN ({PG_ISOLATION_DOC}, 13.2.2); measured."),
             format!("UPDATE, DELETE and SELECT FOR UPDATE/SHARE see the transaction's snapshot; a row changed after it is waited for if its writer is in flight, and once that writer has committed an update or delete of it the statement fails with 40001 \"could not serialize access due to concurrent update\" (first updater wins) ({PG_ISOLATION_DOC}, 13.2.2); measured."),
@@ -300,6 +304,7 @@ fn pg_serializable() -> LevelSemantics {
         // is guaranteed to produce the same effect as running them one at a time
         // in some order" (for the transactions that commit).
         serializable: true,
+        after_wait: AfterWait::Unknown,
         notes: vec![
             format!("Serializable snapshot isolation: the snapshot and write conflicts of repeatable read, plus monitoring of read/write dependencies that adds no blocking ({PG_ISOLATION_DOC}, 13.2.3); measured."),
             format!("A set of transactions whose dependencies could form a cycle is broken by failing one with 40001 \"could not serialize access due to read/write dependencies among transactions\", possibly at COMMIT ({PG_ISOLATION_DOC}, 13.2.3); measured."),
@@ -353,6 +358,7 @@ fn crdb_serializable() -> LevelSemantics {
         // "guarantees that even though transactions may execute in parallel, the
         // result is the same as if they had executed one at a time".
         serializable: true,
+        after_wait: AfterWait::Unknown,
         notes: vec![
             format!("Reads see the writes of transactions that committed before this one started ({CRDB_TXN_LAYER_DOC}#reading); a transaction that began before another's commit does not see it even in its first statement ({CRDB_HERMITAGE}, OTV)."),
             format!("When a conflict moves a transaction's timestamp forward, it re-checks its earlier reads at the new timestamp (read refreshing) and continues, or fails with 40001 RETRY_SERIALIZABLE, possibly only at COMMIT ({CRDB_TXN_LAYER_DOC}#read-refreshing; {CRDB_RETRY_ERRORS_DOC})."),
@@ -394,6 +400,7 @@ fn crdb_read_committed() -> LevelSemantics {
         // Write intents are exclusive locks held until commit.
         serial_order: SerialOrder::CommitOrder,
         serializable: false,
+        after_wait: AfterWait::Unknown,
         notes: vec![
             format!("READ COMMITTED needs the cluster setting sql.txn.read_committed_isolation.enabled (false by default in v23.2, true from v24.1); without it READ COMMITTED transactions silently run as SERIALIZABLE, which the session set-up checks ({CRDB_READ_COMMITTED_DOC}#enable-read-committed-isolation)."),
             format!("Each statement reads a snapshot taken when it begins ({CRDB_READ_COMMITTED_DOC}; {CRDB_TXN_LAYER_DOC}#read-snapshots)."),

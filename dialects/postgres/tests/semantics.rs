@@ -213,6 +213,48 @@ fn read_committed_writers_block_then_proceed_on_the_latest_version() {
     assert_eq!(read_n(&mut monitor, &schema, 1), Value::Int(12));
 }
 
+/// `after_wait = recheck_changed`: a writer that waited keeps the rows of
+/// the snapshot it started with and re-checks only the rows the other
+/// transaction changed. Rows (1, 0), (2, 5); T1 sets n = 5 on both; T2's
+/// `UPDATE … WHERE n = 5` finds only row 2 in its snapshot, waits for it and
+/// updates it alone, although both rows match once T1 has committed.
+#[test]
+fn read_committed_rechecks_only_the_rows_a_waiter_found() {
+    let rc = level(IsolationLevel::ReadCommitted);
+    assert_eq!(rc.after_wait, AfterWait::RecheckChanged);
+    for l in [IsolationLevel::RepeatableRead, IsolationLevel::Serializable] {
+        assert_eq!(level(l).after_wait, AfterWait::Unknown, "{l}");
+    }
+    let Some((db, schema)) = database("rc_recheck") else {
+        return;
+    };
+    let l = IsolationLevel::ReadCommitted;
+    let mut monitor = db.connect();
+    run_ok(&mut monitor, &set_n(&schema, 2, 5));
+    let mut a = begin(&db, &schema, l);
+    let mut b = begin(&db, &schema, l);
+    let all_five = render_ok(&schema, &update("t", vec![("n", int(5))], None));
+    assert_eq!(execute_ok(&mut a, &all_five), 2);
+    let b_pid = backend_pid(&mut b);
+    let fives = render_ok(
+        &schema,
+        &update(
+            "t",
+            vec![("n", int(6))],
+            Some(bin(BinaryOp::Eq, c("n"), int(5))),
+        ),
+    );
+    let pending = spawn(b, fives);
+    wait_until_blocked(&mut monitor, b_pid, &pending);
+    commit(&mut a);
+    let (mut b, result) = pending.join();
+    result.unwrap();
+    commit(&mut b);
+    // Row 1 matched only in T1's version, which T2's snapshot did not hold.
+    assert_eq!(read_n(&mut monitor, &schema, 1), Value::Int(5));
+    assert_eq!(read_n(&mut monitor, &schema, 2), Value::Int(6));
+}
+
 /// First updater wins: the second waits, then fails with 40001 once the first
 /// commits, at both snapshot levels.
 #[test]

@@ -4,8 +4,8 @@ use super::classes::Case;
 use super::*;
 use crate::model::{breakers, is_snapshot_isolation, Regime};
 use txlab_plugin_api::ir::{
-    DialectInfo, EngineSemantics, Features, IsolationLevel, LevelSemantics, LockProbe, SerialOrder,
-    SessionControl, SnapshotPoint, WriteConflict, WriteReads,
+    AfterWait, DialectInfo, EngineSemantics, Features, IsolationLevel, LevelSemantics, LockProbe,
+    SerialOrder, SessionControl, SnapshotPoint, WriteConflict, WriteReads,
 };
 
 fn sem(
@@ -24,6 +24,7 @@ fn sem(
         predicate_conflicts: false,
         serial_order: SerialOrder::CommitOrder,
         serializable,
+        after_wait: AfterWait::Unknown,
         notes: vec![format!("declared note for {level}")],
         references: vec![format!("https://example.invalid/{level}")],
     }

@@ -111,6 +111,32 @@ pub enum WriteConflict {
     AbortAtCommit,
 }
 
+/// Which rows a write or locking read that waited for a row lock acts on once
+/// it resumes. Two statements of the same text can act on different rows
+/// depending on where the wait fell: the oracles model the vendor's rule
+/// instead of leaving such a run undecided.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AfterWait {
+    /// The statement locks and reads the latest committed version of every
+    /// row it reaches, waiting where another transaction holds the row; rows
+    /// it passed before the wait kept the version it read (InnoDB locking
+    /// reads, UPDATE and DELETE). With `semi_consistent_writes`, an UPDATE
+    /// first reads a locked row's last committed version and skips the row
+    /// when that version does not match, so it waits only at the first locked
+    /// row that matches.
+    LatestRows,
+    /// The statement scans the snapshot taken when it started; a row another
+    /// transaction changed meanwhile is re-checked on its newest version once
+    /// that transaction commits, and rows that only the newer state holds or
+    /// matches are not seen (PostgreSQL READ COMMITTED, "EvalPlanQual").
+    RecheckChanged,
+    /// Not declared: a statement that waited while the rows it matches
+    /// changed is undecided.
+    #[default]
+    Unknown,
+}
+
 /// Which serial order a correct run's writes are equivalent to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -145,6 +171,12 @@ pub struct LevelSemantics {
     /// which). False where the level is weaker, e.g. snapshot isolation.
     #[serde(default)]
     pub serializable: bool,
+    /// Which rows a statement that waited for a row lock acts on once it
+    /// resumes, at levels where writes read the latest committed rows and
+    /// proceed after a wait. IR 1.1 (additive: an older description reads
+    /// as [`AfterWait::Unknown`]).
+    #[serde(default)]
+    pub after_wait: AfterWait,
     /// Short statements of the semantics, each with its source.
     #[serde(default)]
     pub notes: Vec<String>,

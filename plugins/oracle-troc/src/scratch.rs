@@ -259,7 +259,7 @@ impl<'a> Scratch<'a> {
 
 /// The key a clustered-index engine stores the table's rows by: the primary
 /// key, else the first UNIQUE key whose columns are all NOT NULL (InnoDB).
-fn clustering_key(table: &Table) -> &[String] {
+pub(crate) fn clustering_key(table: &Table) -> &[String] {
     if !table.primary_key.is_empty() {
         return &table.primary_key;
     }
@@ -274,6 +274,21 @@ fn clustering_key(table: &Table) -> &[String] {
         .iter()
         .find(|key| !key.is_empty() && key.iter().all(not_null))
         .map_or(&[], Vec::as_slice)
+}
+
+/// Whether two rows of `view` share a value of any key of `table`: its
+/// PRIMARY KEY, a UNIQUE constraint or a UNIQUE index.
+pub(crate) fn holds_key_twice(table: &Table, view: &View) -> bool {
+    std::iter::once(table.primary_key.as_slice())
+        .chain(table.unique.iter().map(Vec::as_slice))
+        .chain(
+            table
+                .indexes
+                .iter()
+                .filter(|i| i.unique)
+                .map(|i| i.columns.as_slice()),
+        )
+        .any(|key| holds_twice(key, table, view))
 }
 
 /// Whether two rows of `view` share a value of `key`, a key of `table`

@@ -63,6 +63,7 @@ pub fn semantics(level: IsolationLevel) -> LevelSemantics {
         predicate_conflicts: true,
         serial_order: SerialOrder::CommitOrder,
         serializable: false,
+        after_wait: AfterWait::Unknown,
         notes: Vec::new(),
         references: Vec::new(),
     }

@@ -33,6 +33,21 @@ pub enum DiffKind {
     /// model, allowed by the vendor where writes read the latest committed
     /// rows (InnoDB's current read): a vendor-permitted anomaly.
     LostUpdate,
+    /// An UPDATE that waited for a lock skipped a row the other transaction
+    /// held whose last committed version did not match its WHERE clause,
+    /// and read the rows after the one it waited for only once that
+    /// transaction had ended: InnoDB's semi-consistent read at READ
+    /// COMMITTED and READ UNCOMMITTED (MySQL manual; MDEV-26643,
+    /// MySQL#104833), where the model has the statement read the latest
+    /// committed rows when it completes: a vendor-permitted anomaly.
+    SemiConsistentRead,
+    /// A statement that waited for a lock acted on the rows of the snapshot
+    /// it started with, re-checking only the rows the other transaction
+    /// changed, so rows that only the newer state holds or matches were not
+    /// seen: PostgreSQL's READ COMMITTED (EvalPlanQual), where the model has
+    /// the statement read the latest committed rows when it completes: a
+    /// vendor-permitted anomaly.
+    RecheckAfterWait,
 }
 
 impl DiffKind {
@@ -48,13 +63,25 @@ impl DiffKind {
                 "own same-value UPDATE not seen by a snapshot read (MDEV-26642)"
             }
             DiffKind::LostUpdate => "lost update: a write over a row changed after the snapshot",
+            DiffKind::SemiConsistentRead => {
+                "semi-consistent read: an UPDATE that waited skipped a row whose last committed version did not match"
+            }
+            DiffKind::RecheckAfterWait => {
+                "re-check after a wait: a statement that waited kept its starting snapshot's rows, re-checking only the changed ones"
+            }
         }
     }
 
     /// Forbidden by the standard model, allowed by the vendor's
     /// documentation: never a finding of the vendor's semantics.
     pub fn is_vendor_permitted(self) -> bool {
-        matches!(self, DiffKind::SameValueSnapshot | DiffKind::LostUpdate)
+        matches!(
+            self,
+            DiffKind::SameValueSnapshot
+                | DiffKind::LostUpdate
+                | DiffKind::SemiConsistentRead
+                | DiffKind::RecheckAfterWait
+        )
     }
 }
 

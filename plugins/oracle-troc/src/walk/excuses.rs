@@ -1,8 +1,7 @@
-//! Situations in which the profile lets a statement have read more than one
+//! A situation in which the profile lets a statement have read more than one
 //! state of the rows, so that its outcome is not fixed and the case is
-//! undecided: a statement that waited at a level where it may evaluate rows
-//! before and after the wait, and a read that shows a snapshot taken later
-//! than the model's.
+//! undecided: a read that shows a snapshot taken later than the model's.
+//! (A statement that waited is modelled in [`super::wait`].)
 
 use super::statement::Step;
 use super::{Stop, Trace, Walk};
@@ -10,50 +9,7 @@ use crate::scratch::{Scratch, ViewRun};
 use crate::versions::{Model, ViewKind};
 use txlab_plugin_api::prelude::*;
 
-/// Levels at which a statement that waited may have evaluated some rows before
-/// the wait and others after it (InnoDB semi-consistent reads, PostgreSQL's
-/// re-check of updated rows at READ COMMITTED, no range locks): its result is
-/// fixed only when the rows it matches did not change while it waited.
-fn rows_may_mix(semantics: &LevelSemantics) -> bool {
-    semantics.write_reads == WriteReads::LatestCommitted
-        && semantics.write_conflict == WriteConflict::BlockThenProceed
-        && (semantics.semi_consistent_writes || !semantics.predicate_conflicts)
-}
-
 impl Walk<'_> {
-    /// A statement that waited, at a level where it may read some rows before
-    /// the wait and others after it, is undecided when the rows it matches
-    /// differ between the two.
-    pub(super) fn rows_mixed_by_the_wait(
-        &self,
-        scratch: &mut Scratch<'_>,
-        model: &Model,
-        trace: &Trace<'_>,
-        step: &Step<'_>,
-    ) -> Result<(), Stop> {
-        if !step.blocked || !rows_may_mix(step.semantics) || step.lock.is_none() {
-            return Ok(());
-        }
-        let t = step.t();
-        let before = trace.states[step.sent_at].view(t, ViewKind::LatestCommitted);
-        let now = model.view(t, ViewKind::LatestCommitted);
-        if before == now {
-            return Ok(());
-        }
-        let then = scratch.matching(step.level, &before, step.filter)?;
-        let later = scratch.matching(step.level, &now, step.filter)?;
-        if matches!((&then, &later), (Ok(a), Ok(b)) if a == b) {
-            return Ok(());
-        }
-        Err(Stop::Undecided(format!(
-            "a statement that waited for a lock matches other rows before and after the wait, and the level lets it read either version of a row: {} ({}) at {} {}",
-            step.at,
-            step.statement.kind_name(),
-            self.dialect.name,
-            step.level
-        )))
-    }
-
     /// At a level whose snapshot is taken by the first consistent read, on a
     /// DBMS that declares `first_read_snapshot_needs_table_access`, a read
     /// that shows the snapshot of a later read of its transaction is undecided

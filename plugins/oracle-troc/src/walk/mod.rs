@@ -10,6 +10,7 @@
 //! - [`views`]: which view a statement reads, and the same-value alternative;
 //! - [`locks`]: the locks statements take and the missing-lock check;
 //! - [`aborts`]: the missing-abort check;
+//! - [`wait`]: the rows a statement that waited acts on, by the vendor's rule;
 //! - [`excuses`]: vendor-defined situations that leave a statement undecided
 //!   before it is compared;
 //! - [`compare`]: the statement's real outcome against its view run;
@@ -24,6 +25,7 @@ mod statement;
 mod tables;
 mod timing;
 mod views;
+mod wait;
 
 pub use difference::{sorted, DiffKind, Difference};
 

@@ -111,11 +111,11 @@ impl Walk<'_> {
         }
 
         self.check_missing_lock(scratch, model, &step, out)?;
-        let views = self.views(model, &step);
+        let mut views = self.views(model, &step);
         self.check_missing_abort(scratch, model, trace, &step, &views, out)?;
-        self.rows_mixed_by_the_wait(scratch, model, trace, &step)?;
+        let waited = self.rows_after_the_wait(scratch, model, trace, &step)?;
 
-        let runs = ViewRuns {
+        let mut runs = ViewRuns {
             run: scratch.run(step.level, &views.view, statement)?,
             alternative: match &views.alternative {
                 Some(alt) => Some(scratch.run(step.level, alt, statement)?),
@@ -136,6 +136,9 @@ impl Walk<'_> {
             && self.dialect.engine.first_read_snapshot_needs_table_access
         {
             self.later_snapshot_excuse(scratch, model, trace, &step, views.primary, &runs.run)?;
+        }
+        if let Some(waited) = waited {
+            self.vendor_rows_after_the_wait(&step, &mut views, &mut runs, waited, out)?;
         }
         self.compare(model, &step, &views, &runs, out)?;
 

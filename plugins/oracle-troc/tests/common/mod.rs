@@ -33,6 +33,7 @@ pub fn level(
         predicate_conflicts,
         serial_order: SerialOrder::CommitOrder,
         serializable: false,
+        after_wait: AfterWait::Unknown,
         notes: vec![format!("test profile of {level}")],
         references: vec![],
     }
@@ -83,21 +84,37 @@ pub fn innodb() -> DialectInfo {
     innodb_with(innodb_engine())
 }
 
+/// A level with its rule for the rows a statement that waited acts on.
+pub fn after_wait(mut level: LevelSemantics, rule: AfterWait) -> LevelSemantics {
+    level.after_wait = rule;
+    level
+}
+
 /// InnoDB's levels with other engine facts.
 pub fn innodb_with(engine: EngineSemantics) -> DialectInfo {
     use SnapshotPoint::*;
     use WriteConflict::BlockThenProceed as Btp;
     use WriteReads::LatestCommitted as Lc;
+    let latest = |l| after_wait(l, AfterWait::LatestRows);
     dialect(
         "innodb-like",
         vec![
-            level(RU, None, Lc, Btp, true, false),
-            level(RC, PerStatement, Lc, Btp, true, false),
-            level(RR, FirstRead, Lc, Btp, false, true),
-            level(SER, PerStatement, Lc, Btp, false, true),
+            latest(level(RU, None, Lc, Btp, true, false)),
+            latest(level(RC, PerStatement, Lc, Btp, true, false)),
+            latest(level(RR, FirstRead, Lc, Btp, false, true)),
+            latest(level(SER, PerStatement, Lc, Btp, false, true)),
         ],
         engine,
     )
+}
+
+/// A profile that declares no rule for the rows a statement that waited
+/// acts on, with `dialect`'s levels otherwise.
+pub fn without_after_wait(mut dialect: DialectInfo) -> DialectInfo {
+    for l in &mut dialect.levels {
+        l.after_wait = AfterWait::Unknown;
+    }
+    dialect
 }
 
 /// PostgreSQL as its dialect declares it.
@@ -108,13 +125,16 @@ pub fn postgres() -> DialectInfo {
     dialect(
         "postgres-like",
         vec![
-            level(
-                RC,
-                PerStatement,
-                LatestCommitted,
-                BlockThenProceed,
-                false,
-                false,
+            after_wait(
+                level(
+                    RC,
+                    PerStatement,
+                    LatestCommitted,
+                    BlockThenProceed,
+                    false,
+                    false,
+                ),
+                AfterWait::RecheckChanged,
             ),
             level(RR, FirstStatement, Snapshot, BlockThenAbort, false, false),
         ],

@@ -195,6 +195,7 @@ pub fn semantics(
         predicate_conflicts,
         serial_order: SerialOrder::CommitOrder,
         serializable: false,
+        after_wait: AfterWait::Unknown,
         notes: vec![format!("test profile of {level}")],
         references: vec![],
     }

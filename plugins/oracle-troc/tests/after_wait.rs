@@ -1,0 +1,235 @@
+//! A statement that waited for a row lock, judged by the vendor's rule for
+//! the rows it acts on once it resumes (`LevelSemantics::after_wait`):
+//! InnoDB's semi-consistent UPDATE and PostgreSQL's re-check of changed rows.
+
+mod common;
+
+use common::*;
+use txlab_plugin_api::prelude::*;
+
+fn not_null(column: &str) -> Expr {
+    Expr::IsNull {
+        operand: Box::new(Expr::column(column)),
+        negated: true,
+    }
+}
+
+fn expect_permitted(verdict: Verdict, title: &str) {
+    let Verdict::VendorPermitted(anomaly) = verdict else {
+        panic!("expected a vendor-permitted anomaly, got {verdict:?}");
+    };
+    assert!(anomaly.title.contains(title), "{}", anomaly.title);
+}
+
+/// T1 `UPDATE t SET c1 = 10`, T2 `UPDATE t SET c2 = 20 WHERE c1 IS NOT NULL`
+/// waits for it: MDEV-26643's own case, with five rows.
+fn mdev_26643(o: &mut txlab_oracle_troc::TrocOracle, level: IsolationLevel) -> TestCase {
+    let t = t2(false);
+    prepared(
+        o,
+        vec![t.clone()],
+        vec![rows(
+            &t,
+            vec![
+                vec![Value::Null, int(1)],
+                vec![int(2), int(2)],
+                vec![Value::Null, Value::Null],
+                vec![Value::Null, int(3)],
+                vec![int(4), Value::Null],
+            ],
+        )],
+        vec![
+            txn(
+                level,
+                vec![
+                    Statement::Begin,
+                    update(vec![("c1", lit(10))], None),
+                    Statement::Commit,
+                ],
+            ),
+            txn(
+                level,
+                vec![
+                    Statement::Begin,
+                    update(vec![("c2", lit(20))], Some(not_null("c1"))),
+                    Statement::Commit,
+                ],
+            ),
+        ],
+        &[0, 0, 1, 1, 0, 1],
+    )
+}
+
+fn mdev_26643_run(case: &TestCase, t2_affected: u64, first_row: i64) -> History {
+    history(
+        case,
+        &[0, 0, 1, 0, 1, 1],
+        vec![(at(0, 1), affected(5)), (at(1, 1), affected(t2_affected))],
+        vec![(at(1, 1), 3)],
+        committed(),
+        vec![
+            r(&[10, first_row], 1),
+            r(&[10, 20], 2),
+            r(&[10, 20], 3),
+            r(&[10, 20], 4),
+            r(&[10, 20], 5),
+        ],
+    )
+}
+
+#[test]
+fn innodb_semi_consistent_update_is_a_vendor_permitted_anomaly() {
+    for level in [RC, RU] {
+        let mut o = oracle(innodb());
+        let case = mdev_26643(&mut o, level);
+        // MariaDB 10.11: the first row is skipped (its committed c1 is NULL),
+        // T2 waits at the second and reads the rest after T1's commit.
+        expect_permitted(
+            check(&mut o, &case, &mdev_26643_run(&case, 4, 1)),
+            "semi-consistent read",
+        );
+        // Every row updated: what the model predicts.
+        assert_eq!(
+            check(&mut o, &case, &mdev_26643_run(&case, 5, 20)),
+            Verdict::Pass
+        );
+        // Neither reading gives three rows.
+        let reason = expect_undecided(check(&mut o, &case, &mdev_26643_run(&case, 3, 1)));
+        assert!(reason.contains("neither the model's"), "{reason}");
+    }
+}
+
+#[test]
+fn without_semi_consistent_reads_the_skipped_row_is_no_anomaly() {
+    // innodb_snapshot_isolation = ON: UPDATE waits for the first held row
+    // and reads the latest committed rows, as the model does.
+    let mut dialect = innodb();
+    for l in &mut dialect.levels {
+        l.semi_consistent_writes = false;
+    }
+    let mut o = oracle(dialect);
+    let case = mdev_26643(&mut o, RC);
+    let finding = expect_finding(check(&mut o, &case, &mdev_26643_run(&case, 4, 1)));
+    assert!(
+        finding.title.contains("affected-row count"),
+        "{}",
+        finding.title
+    );
+    assert_eq!(
+        check(&mut o, &case, &mdev_26643_run(&case, 5, 20)),
+        Verdict::Pass
+    );
+}
+
+/// The resumed UPDATE that skips a row whose primary key the other
+/// transaction changed (found on MariaDB 10.11, docs/oracle-troc.md): its
+/// committed version matched, so the statement waited for it and must read
+/// it again; updating nothing is a finding under either reading.
+#[test]
+fn a_waited_for_row_whose_key_changed_must_still_be_updated() {
+    let mut o = oracle(innodb());
+    let t = t2(true);
+    let case = prepared(
+        &mut o,
+        vec![t.clone()],
+        vec![rows(&t, vec![vec![int(22), int(1)]])],
+        vec![
+            txn(
+                RC,
+                vec![
+                    Statement::Begin,
+                    update(
+                        vec![(
+                            "c1",
+                            Expr::binary(BinaryOp::Sub, Expr::column("c1"), lit(1)),
+                        )],
+                        None,
+                    ),
+                    Statement::Commit,
+                ],
+            ),
+            txn(
+                RC,
+                vec![
+                    Statement::Begin,
+                    update(vec![("c2", lit(0))], None),
+                    Statement::Commit,
+                ],
+            ),
+        ],
+        &[0, 0, 1, 1, 0, 1],
+    );
+    let run = |n: u64, c2: i64| {
+        history(
+            &case,
+            &[0, 0, 1, 0, 1, 1],
+            vec![(at(0, 1), affected(1)), (at(1, 1), affected(n))],
+            vec![(at(1, 1), 3)],
+            committed(),
+            vec![r(&[21, c2], 1)],
+        )
+    };
+    let finding = expect_finding(check(&mut o, &case, &run(0, 1)));
+    assert!(
+        finding.title.contains("affected-row count"),
+        "{}",
+        finding.title
+    );
+    assert_eq!(check(&mut o, &case, &run(1, 0)), Verdict::Pass);
+}
+
+/// PostgreSQL at READ COMMITTED: T1 sets `c1 = 5` on both rows; T2's
+/// `UPDATE … WHERE c1 = 5` finds only the second row in its snapshot, waits
+/// for it, re-checks it after T1's commit, and never sees the first.
+#[test]
+fn postgres_recheck_of_changed_rows_is_a_vendor_permitted_anomaly() {
+    let mut o = oracle(postgres());
+    let t = t2(false);
+    let case = prepared(
+        &mut o,
+        vec![t.clone()],
+        vec![rows(&t, vec![vec![int(0), int(0)], vec![int(5), int(0)]])],
+        vec![
+            txn(
+                RC,
+                vec![
+                    Statement::Begin,
+                    update(vec![("c1", lit(5))], None),
+                    Statement::Commit,
+                ],
+            ),
+            txn(
+                RC,
+                vec![
+                    Statement::Begin,
+                    update(vec![("c2", lit(1))], Some(eq("c1", 5))),
+                    Statement::Commit,
+                ],
+            ),
+        ],
+        &[0, 0, 1, 1, 0, 1],
+    );
+    let run = |n: u64, first: i64| {
+        history(
+            &case,
+            &[0, 0, 1, 0, 1, 1],
+            vec![(at(0, 1), affected(2)), (at(1, 1), affected(n))],
+            vec![(at(1, 1), 3)],
+            committed(),
+            vec![r(&[5, first], 1), r(&[5, 1], 2)],
+        )
+    };
+    expect_permitted(check(&mut o, &case, &run(1, 0)), "re-check after a wait");
+    assert_eq!(check(&mut o, &case, &run(2, 1)), Verdict::Pass);
+    // The final state must follow the reading the statement's count chose.
+    let wrong_final = history(
+        &case,
+        &[0, 0, 1, 0, 1, 1],
+        vec![(at(0, 1), affected(2)), (at(1, 1), affected(1))],
+        vec![(at(1, 1), 3)],
+        committed(),
+        vec![r(&[5, 1], 1), r(&[5, 0], 2)],
+    );
+    let finding = expect_finding(check(&mut o, &case, &wrong_final));
+    assert!(finding.title.contains("final"), "{}", finding.title);
+}
