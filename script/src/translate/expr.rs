@@ -318,14 +318,14 @@ impl Translator {
                 negated,
             } => Expr::InSubquery {
                 operand: b(self.expr(expr, scope, None)?),
-                query: Box::new(self.query(subquery, scope)?),
+                query: Box::new(self.query(subquery, scope, &[self.type_of(expr, scope)])?),
                 negated: *negated,
             },
             E::Exists { subquery, negated } => Expr::Exists {
-                query: Box::new(self.query(subquery, scope)?),
+                query: Box::new(self.query(subquery, scope, &[])?),
                 negated: *negated,
             },
-            E::Subquery(q) => Expr::ScalarSubquery(Box::new(self.query(q, scope)?)),
+            E::Subquery(q) => Expr::ScalarSubquery(Box::new(self.query(q, scope, &[hint])?)),
             E::Function(f) => self.function(f, scope)?,
             other => return Err(Problem::unsupported(format!("the expression `{other}`"))),
         })

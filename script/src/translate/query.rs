@@ -84,7 +84,14 @@ impl Translator {
     }
 
     /// The parts of a SELECT … FROM one table [JOIN …], in `outer`.
-    fn parts(&self, q: &sql::Query, outer: &Scope<'_>) -> Translated<Parts> {
+    /// `hints`: the column types the result columns are read as (those of
+    /// INSERT … SELECT's columns, or what a subquery is compared with).
+    fn parts(
+        &self,
+        q: &sql::Query,
+        outer: &Scope<'_>,
+        hints: &[Option<ColumnType>],
+    ) -> Translated<Parts> {
         if q.with.is_some() || q.limit_clause.is_some() || q.fetch.is_some() {
             return Err(Problem::unsupported("WITH, LIMIT or FETCH"));
         }
@@ -134,10 +141,13 @@ impl Translator {
         };
         let mut star = false;
         let mut projection = Vec::new();
-        for item in &select.projection {
+        for (i, item) in select.projection.iter().enumerate() {
             match item {
                 sql::SelectItem::Wildcard(_) => star = true,
-                sql::SelectItem::UnnamedExpr(e) => projection.push(self.expr(e, &scope, None)?),
+                sql::SelectItem::UnnamedExpr(e) => {
+                    let hint = hints.get(i).copied().flatten();
+                    projection.push(self.expr(e, &scope, hint)?)
+                }
                 other => return Err(Problem::unsupported(format!("the result column `{other}`"))),
             }
         }
@@ -191,11 +201,16 @@ impl Translator {
     }
 
     /// A subquery, or the source of INSERT … SELECT.
-    pub(super) fn query(&self, q: &sql::Query, outer: &Scope<'_>) -> Translated<Query> {
+    pub(super) fn query(
+        &self,
+        q: &sql::Query,
+        outer: &Scope<'_>,
+        hints: &[Option<ColumnType>],
+    ) -> Translated<Query> {
         if !q.locks.is_empty() {
             return Err(Problem::unsupported("a locking clause in a subquery"));
         }
-        let p = self.parts(q, outer)?;
+        let p = self.parts(q, outer, hints)?;
         if p.star {
             return Err(Problem::unsupported(
                 "`SELECT *` in a subquery or INSERT … SELECT",
@@ -227,7 +242,7 @@ impl Translator {
             },
             _ => return Err(Problem::unsupported("FOR UPDATE OF, NOWAIT or SKIP LOCKED")),
         };
-        let p = self.parts(q, &Scope::none())?;
+        let p = self.parts(q, &Scope::none(), &[])?;
         let aggregate = p
             .projection
             .iter()
@@ -340,7 +355,8 @@ impl Translator {
                 on_conflict,
             }));
         }
-        let query = self.query(source, &Scope::none())?;
+        let hints: Vec<Option<ColumnType>> = types.iter().copied().map(Some).collect();
+        let query = self.query(source, &Scope::none(), &hints)?;
         if query.projection.len() != columns.len() {
             return Err(Problem::new(format!(
                 "INSERT … SELECT into `{}` names {} columns but its query projects {}",
