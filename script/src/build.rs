@@ -165,7 +165,7 @@ impl<'a> Builder<'a> {
         if !self.defaulted {
             self.defaulted = true;
             self.notes.push(format!(
-                "{}: no isolation level stated for {}; using {level} (the dialect's default; --level sets another)",
+                "{}: {} (and any other session without one) states no isolation level; using {level}, the dialect's default (--level sets another)",
                 self.file, s.name
             ));
         }

@@ -91,7 +91,7 @@ fn a_marked_script_imports_with_autocommit_and_the_default_level() {
         imported
             .notes
             .iter()
-            .any(|n| n.contains("no isolation level stated")),
+            .any(|n| n.contains("states no isolation level; using repeatable-read")),
         "{:?}",
         imported.notes
     );

@@ -95,8 +95,14 @@ impl Translator {
             None => (text.to_string(), false),
         };
         let dialect = self.family.parser();
-        let parsed = Parser::parse_sql(dialect.as_ref(), &text)
-            .map_err(|e| Problem::new(format!("cannot parse `{}`: {e}", first_line(&text))))?;
+        let parsed = Parser::parse_sql(dialect.as_ref(), &text).map_err(|e| {
+            if known_kind(&words) {
+                Problem::new(format!("cannot parse `{}`: {e}", first_line(&text)))
+            } else {
+                // A statement the parser does not know is one the IR lacks.
+                Problem::unsupported(kind_words(&words))
+            }
+        })?;
         let [stmt] = parsed.as_slice() else {
             return Err(Problem::new(format!(
                 "`{}` is {} statements; end each with `;`",
@@ -217,6 +223,27 @@ fn first_line(text: &str) -> String {
     } else {
         line.to_string()
     }
+}
+
+/// Whether the statement starts like one the IR has a form for.
+fn known_kind(words: &str) -> bool {
+    let first = words.split(' ').next().unwrap_or("");
+    matches!(
+        first,
+        "SELECT"
+            | "INSERT"
+            | "REPLACE"
+            | "UPDATE"
+            | "DELETE"
+            | "BEGIN"
+            | "START"
+            | "COMMIT"
+            | "ROLLBACK"
+            | "END"
+            | "CREATE"
+            | "WITH"
+            | "("
+    )
 }
 
 /// A statement kind for "… is not supported": its first word, two for
