@@ -241,3 +241,38 @@ async fn check_runs_a_marked_script_on_mariadb_live() {
     let anomalies: Vec<_> = std::fs::read_dir(dir.join("anomalies")).unwrap().collect();
     assert_eq!(anomalies.len(), 1);
 }
+
+#[test]
+fn check_exits_with_1_on_a_finding_and_takes_a_case_json() {
+    // The `accuse` fixture oracle reports every case it sees as a finding.
+    let env = Env::new(&["txlab-fixture-panicky"]);
+    let p = env.pipeline(
+        "p.toml",
+        &pipeline("random", &["plugin = \"accuse\"", "plugin = \"wss\""]),
+    );
+    let case = env.work.path().join("case.json");
+    let o = env.txlab(&[
+        "import",
+        &data("lost-update.sql"),
+        "--dialect",
+        "sqlite",
+        "-o",
+        case.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (code, text, dir) = check(
+        &env,
+        &[case.to_str().unwrap(), "--pipeline", p.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("accuse: finding"), "{text}");
+    assert!(text.contains("wss: pass"), "{text}");
+    // Read as JSON: no notes about levels, the case as imported.
+    assert!(!text.contains("states no isolation level"), "{text}");
+    let generated: TestCase = read(&dir.join("generated.json"));
+    assert_eq!(generated, read::<TestCase>(&case));
+    let finding = dir.join("findings/case-000000-accuse");
+    for file in ["report.md", "repro.sql", "finding.json", "history.json"] {
+        assert!(finding.join(file).exists(), "{file}");
+    }
+}
