@@ -276,3 +276,42 @@ fn check_exits_with_1_on_a_finding_and_takes_a_case_json() {
         assert!(finding.join(file).exists(), "{file}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_runs_an_on_conflict_spec_with_blocking_live() {
+    if !reachable(ServerKind::Postgres, "import_check: ON CONFLICT spec").await {
+        return;
+    }
+    let env = Env::new(&[]);
+    let pg = url(ServerKind::Postgres);
+    let spec = data("insert-conflict-do-nothing.spec");
+    for (permutation, t1_end, t2_inserted) in
+        [("1", TxnEnd::Committed, 0), ("2", TxnEnd::RolledBack, 1)]
+    {
+        let (code, text, dir) = check(
+            &env,
+            &[
+                &spec,
+                "--pipeline",
+                "configs/postgres.toml",
+                "--url",
+                &pg,
+                "--permutation",
+                permutation,
+            ],
+        );
+        assert_eq!(code, Some(0), "{text}");
+        let history: History = read(&dir.join("history.json"));
+        assert_eq!(history.transactions[0].end, t1_end, "{text}");
+        // s2's INSERT waits for s1's uncommitted row, then does nothing
+        // (s1 committed) or inserts (s1 aborted).
+        let insert = history.record(StatementRef::new(1, 1)).unwrap();
+        assert!(insert.blocked.is_some(), "{insert:?}");
+        assert_eq!(
+            insert.outcome,
+            Outcome::Affected { rows: t2_inserted },
+            "{text}"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

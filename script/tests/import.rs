@@ -209,3 +209,55 @@ fn a_malformed_spec_names_its_line() {
     let got = import("x.spec", &unclosed, &options(Family::Postgres)).unwrap_err();
     assert!(got.line > 0, "{got}");
 }
+
+#[test]
+fn a_spec_with_permutations_takes_the_one_asked_for() {
+    let spec = data("insert-conflict-do-nothing.spec");
+    let case = |n| {
+        import(
+            "insert-conflict-do-nothing.spec",
+            &spec,
+            &ImportOptions {
+                permutation: n,
+                ..options(Family::Postgres)
+            },
+        )
+        .map(|i| i.case)
+    };
+    let first = case(None).unwrap();
+    assert!(first.initial_rows.is_empty());
+    let Statement::Insert(insert) = &first.transactions[0].statements[1] else {
+        panic!("{:?}", first.transactions[0]);
+    };
+    assert_eq!(insert.on_conflict, OnConflict::Ignore);
+    assert_eq!(
+        insert.rows[0][1],
+        Expr::Literal(Value::Text("donothing1".into()))
+    );
+    let ends = |c: &TestCase| -> Vec<Statement> {
+        c.transactions
+            .iter()
+            .map(|t| t.statements.last().unwrap().clone())
+            .collect()
+    };
+    assert_eq!(ends(&first), [Statement::Commit, Statement::Commit]);
+    let order: Vec<String> = first
+        .submitted_order
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(
+        order,
+        ["T1.1", "T2.1", "T1.2", "T2.2", "T1.3", "T2.3", "T2.4"]
+    );
+    // The second aborts s1 (PostgreSQL's ABORT is ROLLBACK).
+    assert_eq!(
+        ends(&case(Some(2)).unwrap()),
+        [Statement::Rollback, Statement::Commit]
+    );
+    let third = case(Some(3)).unwrap_err().to_string();
+    assert_eq!(
+        third,
+        "insert-conflict-do-nothing.spec: the spec has 2 permutations; there is no permutation 3"
+    );
+}

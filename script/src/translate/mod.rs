@@ -135,6 +135,13 @@ impl Translator {
         if let Some(rest) = words.strip_prefix("SET ") {
             return set_statement(rest).map(Some);
         }
+        // PostgreSQL's spellings of ROLLBACK and COMMIT.
+        if matches!(words, "ABORT" | "ABORT WORK" | "ABORT TRANSACTION") {
+            return Ok(Some(Parsed::Statement(Statement::Rollback)));
+        }
+        if matches!(words, "END" | "END WORK" | "END TRANSACTION") {
+            return Ok(Some(Parsed::Statement(Statement::Commit)));
+        }
         if words.starts_with("PRAGMA ") {
             return Ok(Some(Parsed::Ignored("PRAGMA".into())));
         }
