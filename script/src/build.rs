@@ -40,6 +40,8 @@ pub struct Builder<'a> {
     pub generator: String,
     pub notes: Vec<String>,
     defaulted: bool,
+    /// A level set in the set-up, before any session: every session's.
+    setup_level: Option<IsolationLevel>,
 }
 
 impl<'a> Builder<'a> {
@@ -57,6 +59,7 @@ impl<'a> Builder<'a> {
             generator: "import".to_string(),
             notes: Vec::new(),
             defaulted: false,
+            setup_level: None,
         }
     }
 
@@ -124,7 +127,8 @@ impl<'a> Builder<'a> {
                 });
             }
             Parsed::Ignored(_) => {}
-            Parsed::Begin { .. } | Parsed::Statement(_) | Parsed::SetLevel(_) => {
+            Parsed::SetLevel(level) => self.setup_level = Some(level),
+            Parsed::Begin { .. } | Parsed::Statement(_) => {
                 let what = sql.split_whitespace().next().unwrap_or("").to_uppercase();
                 return Err(at.error(format!(
                     "`{what}` has no session marker: session statements are marked with their session (`-- T1:` before the statement, or `/* T1 */` as in repro.sql); only CREATE TABLE, CREATE INDEX and INSERT … VALUES come before them"
@@ -153,6 +157,7 @@ impl<'a> Builder<'a> {
         let s = &self.sessions[session];
         if let Some(level) = stated
             .or(s.level)
+            .or(self.setup_level)
             .or_else(|| self.header_levels.get(&s.name).copied())
             .or(self.options.level)
         {

@@ -324,3 +324,61 @@ fn set_statement(rest: &str) -> Translated<Parsed> {
         _ => Ok(Parsed::Ignored(format!("SET {name}"))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_spelling_of_a_session_level() {
+        let t = Translator::new(Family::Generic);
+        for (sql, level) in [
+            (
+                "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+                IsolationLevel::ReadCommitted,
+            ),
+            (
+                "set transaction isolation level serializable, read write",
+                IsolationLevel::Serializable,
+            ),
+            (
+                "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+                IsolationLevel::RepeatableRead,
+            ),
+            (
+                "SET default_transaction_isolation TO 'serializable'",
+                IsolationLevel::Serializable,
+            ),
+            (
+                "SET default_transaction_isolation = 'read committed'",
+                IsolationLevel::ReadCommitted,
+            ),
+            (
+                "SET SESSION transaction_isolation = 'READ-UNCOMMITTED'",
+                IsolationLevel::ReadUncommitted,
+            ),
+            (
+                "SET @@tx_isolation='REPEATABLE-READ'",
+                IsolationLevel::RepeatableRead,
+            ),
+        ] {
+            assert_eq!(t.statement(sql), Ok(Parsed::SetLevel(level)), "{sql}");
+        }
+        assert_eq!(
+            t.statement("SET NAMES utf8mb4"),
+            Ok(Parsed::Ignored("SET NAMES".into()))
+        );
+        assert!(t.statement("SET autocommit = 0").is_err());
+        assert_eq!(
+            t.statement("abort"),
+            Ok(Parsed::Statement(Statement::Rollback))
+        );
+        assert_eq!(
+            t.statement("START TRANSACTION WITH CONSISTENT SNAPSHOT"),
+            Ok(Parsed::Begin {
+                level: None,
+                snapshot: true
+            })
+        );
+    }
+}
