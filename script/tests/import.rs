@@ -261,3 +261,63 @@ fn a_spec_with_permutations_takes_the_one_asked_for() {
         "insert-conflict-do-nothing.spec: the spec has 2 permutations; there is no permutation 3"
     );
 }
+
+#[test]
+fn tables_keys_indexes_and_typed_rows() {
+    let text = "CREATE TABLE t (id BIGINT NOT NULL, name VARCHAR(16) UNIQUE, price DECIMAL(10,2), \
+                ratio DOUBLE PRECISION, ok BOOLEAN, note TEXT, PRIMARY KEY (id), UNIQUE (price, ratio));\n\
+                CREATE UNIQUE INDEX by_note ON t (ok, note);\n\
+                INSERT INTO t VALUES (1, 'a', 2.50, 0.5, TRUE, NULL), (-2, 'b', 3, 1, FALSE, 'x');\n\
+                -- T1: UPDATE t SET price = 7, ratio = 2 WHERE id IN (1, -2);\n";
+    let case = import("ddl.sql", text, &options(Family::Postgres))
+        .unwrap()
+        .case;
+    let t = case.schema.table("t").unwrap();
+    assert_eq!(t.primary_key, ["id"]);
+    assert_eq!(
+        t.unique,
+        [
+            vec!["name".to_string()],
+            vec!["price".into(), "ratio".into()]
+        ]
+    );
+    assert_eq!(t.indexes[0].name, "by_note");
+    assert!(t.indexes[0].unique);
+    let types: Vec<ColumnType> = t.columns.iter().map(|c| c.ty).collect();
+    assert_eq!(
+        types,
+        [
+            ColumnType::BigInt,
+            ColumnType::Varchar { len: 16 },
+            ColumnType::Decimal {
+                precision: 10,
+                scale: 2
+            },
+            ColumnType::Double,
+            ColumnType::Bool,
+            ColumnType::Text
+        ]
+    );
+    assert!(t.columns[0].not_null && !t.columns[1].not_null);
+    assert_eq!(
+        case.initial_rows[0].rows[1],
+        [
+            Value::Int(-2),
+            Value::Text("b".into()),
+            Value::Decimal("3".into()),
+            Value::Float(1.0),
+            Value::Bool(false),
+            Value::Text("x".into())
+        ]
+    );
+    // An autocommit UPDATE; its constants typed by the columns they meet.
+    assert_eq!(case.transactions[0].kind, TxnKind::Autocommit);
+    let Statement::Update(u) = &case.transactions[0].statements[0] else {
+        panic!()
+    };
+    assert_eq!(
+        u.assignments[0].value,
+        Expr::Literal(Value::Decimal("7".into()))
+    );
+    assert_eq!(u.assignments[1].value, Expr::Literal(Value::Float(2.0)));
+}
