@@ -2,9 +2,11 @@
 //! subcommand beside it.
 
 mod bench;
+mod check;
 mod check_config;
 mod finding;
 mod generate;
+mod import;
 mod plugins;
 mod reduce;
 mod replay;
@@ -73,6 +75,12 @@ enum Command {
     /// Run a finding's case again (from its generated.json) and say whether
     /// the oracle reports the same finding: to check a fix, or flakiness.
     Replay(replay::ReplayArgs),
+    /// Read a bug script (repro.sql, SQL with `-- T1:` session markers, a
+    /// PostgreSQL isolation .spec) as a txlab case (JSON).
+    Import(import::ImportArgs),
+    /// Run one script or case JSON on a pipeline's target through its
+    /// oracles; prints each verdict and writes the case, history and report.
+    Check(check::CheckArgs),
     /// Reduce a finding's case again, e.g. with a larger budget; replaces the
     /// finding's reduced/ directory and reduction.json.
     Reduce(reduce::ReduceArgs),
@@ -120,6 +128,8 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
         Command::Generate(args) => generate::run(cli, args),
         Command::Replay(args) => replay::run(cli, args),
         Command::Reduce(args) => reduce::run(cli, args),
+        Command::Import(args) => import::run(cli, args),
+        Command::Check(args) => check::run(cli, args),
     }
 }
 

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use txlab_plugin_api::ir::*;
+use txlab_script::repro::{observed, ReproHeader};
 
 /// What an oracle reported: a bug, or an anomaly the vendor permits. Both are
 /// written the same way, findings under `findings/`, anomalies under
@@ -259,111 +260,17 @@ fn sanitize(s: &str) -> String {
         .collect()
 }
 
-fn sql_line(sql: &str) -> String {
-    let s = sql.trim_end();
-    if s.ends_with(';') {
-        s.to_string()
-    } else {
-        format!("{s};")
-    }
-}
-
-/// What happened to a statement, in a few words for a comment.
-fn observed(record: &StatementRecord) -> String {
-    let mut parts = Vec::new();
-    if let Some(b) = &record.blocked {
-        let mut s = "blocked".to_string();
-        if b.evidence == BlockEvidence::Timeout {
-            s.push_str(" (by timeout, unconfirmed)");
-        }
-        if let Some(after) = b.resumed_after {
-            s.push_str(&format!(", resumed after {after}"));
-        }
-        parts.push(s);
-    }
-    parts.push(match &record.outcome {
-        Outcome::NotSubmitted => "not sent (transaction already over)".into(),
-        Outcome::NoReply => "no reply".into(),
-        Outcome::Done => "ok".into(),
-        Outcome::Rows { rows, .. } => format!("{} row(s)", rows.len()),
-        Outcome::Affected { rows } => format!("{rows} row(s) affected"),
-        Outcome::Error(e) => format!("error: {e}"),
-    });
-    parts.join("; ")
-}
-
+/// The finding's `repro.sql`, written by the script crate, which reads it
+/// back too (`txlab import`).
 fn repro_sql(input: &FindingInput<'_>) -> String {
-    let mut s = String::new();
-    let case = input.case;
-    let _ = writeln!(s, "-- txlab finding: {}", input.finding.title);
-    let _ = writeln!(
-        s,
-        "-- oracle {}, dialect {}, generator {}; run seed {}, case {} (case seed {})",
-        input.origin.oracle,
-        input.origin.dialect.name,
-        input.origin.generator,
-        input.origin.request.run_seed,
-        input.origin.request.index,
-        input.origin.request.seed
-    );
-    let levels: Vec<String> = case
-        .transactions
-        .iter()
-        .enumerate()
-        .map(|(i, t)| format!("{} {}", txn_label(i), t.isolation))
-        .collect();
-    let _ = writeln!(s, "-- isolation: {}", levels.join(", "));
-    let _ = writeln!(s, "--");
-    let _ = writeln!(s, "-- 1. Set up the tables (one session, once):");
-    for sql in input.rendered.create.iter().chain(&input.rendered.populate) {
-        let _ = writeln!(s, "{}", sql_line(sql));
-    }
-    let _ = writeln!(s);
-    let _ = writeln!(
-        s,
-        "-- 2. Open one session per transaction ({}).",
-        (0..case.transactions.len())
-            .map(txn_label)
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    for (i, t) in input.rendered.transactions.iter().enumerate() {
-        for sql in &t.session.statements {
-            let _ = writeln!(s, "/* {} */ {}", txn_label(i), sql_line(sql));
-        }
-    }
-    let _ = writeln!(
-        s,
-        "-- 3. Run the statements in this order, each in its transaction's session. When a\n--    statement blocks, go on with the next statement of another session."
-    );
-    for at in &case.submitted_order {
-        let sql = &input.rendered.transactions[at.txn()].statements[at.stmt()];
-        let note = input.history.record(*at).map(observed).unwrap_or_default();
-        let _ = writeln!(
-            s,
-            "/* {} */ {}  -- {at}: {note}",
-            txn_label(at.txn()),
-            sql_line(sql)
-        );
-    }
-    if let Some(state) = &input.history.final_state {
-        let _ = writeln!(s);
-        let _ = writeln!(s, "-- 4. The final state observed:");
-        for t in &state.tables {
-            let _ = writeln!(s, "--   {} ({}):", t.table, t.columns.join(", "));
-            if t.rows.is_empty() {
-                let _ = writeln!(s, "--     (empty)");
-            }
-            for r in &t.rows {
-                let vals: Vec<String> = r.iter().map(ToString::to_string).collect();
-                let _ = writeln!(s, "--     ({})", vals.join(", "));
-            }
-        }
-        for q in &input.rendered.read_state {
-            let _ = writeln!(s, "{}", sql_line(&q.sql));
-        }
-    }
-    s
+    let header = ReproHeader {
+        title: &input.finding.title,
+        oracle: input.origin.oracle,
+        dialect: &input.origin.dialect.name,
+        generator: input.origin.generator,
+        request: input.origin.request,
+    };
+    txlab_script::repro::repro_sql(&header, input.case, input.rendered, input.history)
 }
 
 fn report_md(dir: &Path, input: &FindingInput<'_>) -> String {
