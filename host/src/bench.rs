@@ -151,6 +151,7 @@ fn case(isolation: IsolationLevel, transactions: Vec<Vec<Statement>>, order: &[u
             .collect(),
         submitted_order,
         intent: None,
+        pace_ms: None,
     }
 }
 

@@ -97,9 +97,27 @@ fn a_finding_that_shows_only_at_a_slower_pace_is_confirmed_paced() {
             .unwrap();
     assert_eq!(reduction["outcome"], "reduced", "{reduction}");
     assert_eq!(reduction["pace_ms"], 200, "{reduction}");
-    let o = env.txlab(&["replay", dir.to_str().unwrap(), "--times", "2"]);
-    let printed = stdout(&o);
-    assert_eq!(o.status.code(), Some(1), "{printed}\n{}", stderr(&o));
-    assert!(printed.contains("a 200 ms pause"), "{printed}");
-    assert!(printed.contains("reproduced 2/2"), "{printed}");
+    // The reduced case carries the pace, and its repro script says it.
+    let reduced = dir.join("reduced");
+    let case: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(reduced.join("generated.json")).unwrap())
+            .unwrap();
+    assert_eq!(case["pace_ms"], 200, "{case}");
+    let repro = std::fs::read_to_string(reduced.join("repro.sql")).unwrap();
+    assert!(
+        repro.contains("-- pace: 200 ms after each statement that blocked"),
+        "{repro}"
+    );
+    for replayed in [&dir, &reduced] {
+        let o = env.txlab(&["replay", replayed.to_str().unwrap(), "--times", "2"]);
+        let printed = stdout(&o);
+        assert_eq!(o.status.code(), Some(1), "{printed}\n{}", stderr(&o));
+        assert!(printed.contains("a 200 ms pause"), "{printed}");
+        assert!(printed.contains("reproduced 2/2"), "{printed}");
+    }
+    // Imported back, the script keeps the pace.
+    let o = env.txlab(&["import", reduced.join("repro.sql").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let imported: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(imported["pace_ms"], 200, "{imported}");
 }

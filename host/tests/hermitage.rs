@@ -453,6 +453,7 @@ fn case_of_test(test: &Test, level: IsolationLevel) -> TestCase {
         transactions,
         submitted_order: order,
         intent: None,
+        pace_ms: None,
     };
     case.validate().unwrap();
     case

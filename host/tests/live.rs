@@ -207,6 +207,7 @@ fn case(level: IsolationLevel, txns: Vec<Vec<Statement>>, order: &[usize]) -> Te
             })
             .collect(),
         intent: None,
+        pace_ms: None,
     }
 }
 

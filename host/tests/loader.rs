@@ -190,6 +190,7 @@ fn a_panic_inside_a_plugin_is_an_error_naming_it_and_the_process_goes_on() {
         transactions: vec![],
         submitted_order: vec![],
         intent: None,
+        pace_ms: None,
     };
     let input = CheckInput {
         case,

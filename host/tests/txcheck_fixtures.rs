@@ -86,6 +86,7 @@ fn case_over(
         transactions,
         submitted_order,
         intent: None,
+        pace_ms: None,
     };
     case.validate().unwrap();
     case

@@ -38,6 +38,8 @@ pub struct Builder<'a> {
     pub header_levels: BTreeMap<String, IsolationLevel>,
     pub seed: u64,
     pub generator: String,
+    /// The pause the case needs (`-- pace: 200 ms …`), from a header comment.
+    pub pace_ms: Option<u64>,
     pub notes: Vec<String>,
     defaulted: bool,
     /// A level set in the set-up, before any session: every session's.
@@ -57,6 +59,7 @@ impl<'a> Builder<'a> {
             header_levels: BTreeMap::new(),
             seed: 0,
             generator: "import".to_string(),
+            pace_ms: None,
             notes: Vec::new(),
             defaulted: false,
             setup_level: None,
@@ -320,6 +323,7 @@ impl<'a> Builder<'a> {
             transactions,
             submitted_order,
             intent: None,
+            pace_ms: self.pace_ms,
         };
         case.validate().map_err(|e| ScriptError {
             file: self.file.to_string(),

@@ -321,3 +321,18 @@ fn tables_keys_indexes_and_typed_rows() {
     );
     assert_eq!(u.assignments[1].value, Expr::Literal(Value::Float(2.0)));
 }
+
+#[test]
+fn the_pace_header_sets_the_cases_pace() {
+    let script = "-- pace: 200 ms after each statement that blocked\nCREATE TABLE t (id INT PRIMARY KEY);\n-- T1: BEGIN;\n-- T1: COMMIT;\n";
+    let imported = import("case.sql", script, &options(Family::Generic)).unwrap();
+    assert_eq!(imported.case.pace_ms, Some(200));
+    let without = script.replacen("-- pace: 200 ms after each statement that blocked\n", "", 1);
+    let imported = import("case.sql", &without, &options(Family::Generic)).unwrap();
+    assert_eq!(imported.case.pace_ms, None);
+    let got = error("case.sql", &script.replacen("200 ms", "slowly", 1));
+    assert!(
+        got.starts_with("case.sql:1: `pace:` needs a number of milliseconds"),
+        "{got}"
+    );
+}

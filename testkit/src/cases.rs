@@ -52,6 +52,7 @@ pub fn two_transaction_case(first: IsolationLevel, second: IsolationLevel) -> Te
             StatementRef::new(1, 3),
         ],
         intent: None,
+        pace_ms: None,
     }
 }
 

@@ -58,6 +58,7 @@ pub fn random_case(seed: u64) -> TestCase {
         transactions,
         submitted_order,
         intent: None,
+        pace_ms: None,
     }
 }
 

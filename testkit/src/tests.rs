@@ -577,6 +577,7 @@ fn two_txn_case() -> TestCase {
         ],
         submitted_order: vec![],
         intent: None,
+        pace_ms: None,
     }
 }
 

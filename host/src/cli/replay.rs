@@ -25,7 +25,13 @@ pub(super) fn run(cli: &Cli, args: &ReplayArgs) -> anyhow::Result<u8> {
     let resolved = setup.resolve()?;
     let env = Environment::new(&resolved, args.target.url.as_deref())?;
     let mut runner = open_runner(&resolved, &env)?;
-    if let Some(pace) = recorded_pace(dir) {
+    let saved_pace = setup
+        .saved
+        .generated
+        .pace_ms
+        .filter(|ms| *ms > 0)
+        .map(std::time::Duration::from_millis);
+    if let Some(pace) = recorded_pace(dir).or(saved_pace) {
         out!(
             "pacing as its confirmation needed: a {} ms pause after each confirmed block and each transaction end",
             pace.as_millis()
@@ -89,6 +95,7 @@ pub(super) fn run(cli: &Cli, args: &ReplayArgs) -> anyhow::Result<u8> {
 }
 
 /// The pause a finding's confirmation needed (`reduction.json`'s `pace_ms`,
+/// also saved in the reduced case's `pace_ms`,
 /// next to the finding or, for its `reduced/` or `unconfirmed/` case, one
 /// directory up), when it needed one.
 fn recorded_pace(dir: &std::path::Path) -> Option<std::time::Duration> {

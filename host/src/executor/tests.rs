@@ -51,6 +51,7 @@ fn case(txns: &[&[&str]], order: &[usize]) -> (TestCase, RenderedCase) {
             .collect(),
         submitted_order,
         intent: None,
+        pace_ms: None,
     };
     case.validate().expect("test cases are valid");
     let rendered = RenderedCase {

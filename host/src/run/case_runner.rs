@@ -377,7 +377,11 @@ impl<'a> CaseRunner<'a> {
 
     fn execute(&mut self, case: &TestCase, rendered: &RenderedCase) -> Result<History, Failure> {
         let dialect = self.resolved.dialect.clone();
-        let settings = self.env_settings;
+        let mut settings = self.env_settings;
+        // A case saved with the pace it needed runs at least that slowly.
+        if let Some(ms) = case.pace_ms {
+            settings.pace = settings.pace.max(Duration::from_millis(ms));
+        }
         let read_final_state = self.needs.final_state;
         let db = &mut self.case_db;
         self.runtime.block_on(async move {

@@ -127,8 +127,14 @@ pub fn reduce_finding(
         report.elapsed_secs = started.elapsed().as_secs_f64();
         return (report, None);
     }
+    // The case carries the pace that showed the finding, so that its
+    // reduction, replays and repro script keep it.
+    let mut generated = generated.clone();
+    if report.pace_ms > 0 {
+        generated.pace_ms = Some(report.pace_ms);
+    }
     let reduction = reduce(
-        generated.clone(),
+        generated,
         Limits {
             max_trials: settings.max_trials,
             deadline: Some(match not_after {

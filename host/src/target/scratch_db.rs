@@ -44,6 +44,7 @@ fn tables_only(schema: Schema, rows: Vec<TableRows>) -> TestCase {
         transactions: Vec::new(),
         submitted_order: Vec::new(),
         intent: None,
+        pace_ms: None,
     }
 }
 

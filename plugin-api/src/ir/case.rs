@@ -158,6 +158,13 @@ pub struct TestCase {
     /// generator does): reports and the run summary count cases by it. IR 1.1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intent: Option<CaseIntent>,
+    /// The pause, in milliseconds, the case needs after each statement that
+    /// blocked and after each transaction's end to show what it was saved
+    /// for: a finding that showed only when a blocked statement had settled
+    /// into its lock wait before the other transaction went on. Hosts run
+    /// the case at least this slowly. IR 1.1 (additive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace_ms: Option<u64>,
 }
 
 /// The anomaly a case was generated to provoke.

@@ -563,6 +563,7 @@ mod tests {
             }],
             submitted_order: vec![at(0, 0), at(0, 1), at(0, 2)],
             intent: None,
+            pace_ms: None,
         };
         let record = |s, outcome| StatementRecord {
             at: at(0, s),
@@ -632,6 +633,7 @@ mod tests {
             }],
             submitted_order: vec![at(0, 0), at(0, 1)],
             intent: None,
+            pace_ms: None,
         };
         let record = |s| StatementRecord {
             at: at(0, s),

@@ -389,6 +389,7 @@ mod tests {
             }],
             submitted_order: (0..3).map(|s| StatementRef::new(0, s)).collect(),
             intent: None,
+            pace_ms: None,
         };
         assert_eq!(
             case.first_query_form().unwrap(),

@@ -188,6 +188,7 @@ mod tests {
             ],
             submitted_order: vec![at(0, 0), at(1, 0), at(0, 1), at(1, 1), at(0, 2)],
             intent: None,
+            pace_ms: None,
         };
         let mut around = vec![vec![Around::default(); 3], vec![Around::default(); 2]];
         around[0][1] = Around {

@@ -236,6 +236,7 @@ pub fn instantiate(
         transactions,
         submitted_order: order,
         intent: Some(pattern.intent()),
+        pace_ms: None,
     };
     Instance {
         case,

@@ -83,6 +83,7 @@ impl RandomGenerator {
             transactions,
             submitted_order,
             intent: None,
+            pace_ms: None,
         }
     }
 }

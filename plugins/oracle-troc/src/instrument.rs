@@ -170,6 +170,7 @@ mod tests {
                 StatementRef::new(0, 2),
             ],
             intent: None,
+            pace_ms: None,
         };
         let prepared = instrument(case, "rid").unwrap();
         let unprepared = table(&["rid", "a"]);

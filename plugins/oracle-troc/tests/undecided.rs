@@ -100,6 +100,7 @@ fn unobserved_runs_and_unprepared_cases_are_undecided() {
         transactions: case.transactions.clone(),
         submitted_order: case.submitted_order.clone(),
         intent: None,
+        pace_ms: None,
     };
     let r = expect_undecided(check(&mut o, &raw, &serial_history(&raw, &[0, 1])));
     assert!(r.contains("was not prepared by troc"), "{r}");

@@ -3,8 +3,9 @@
 //! `/* T1 */`) back into a case.
 //!
 //! The reader takes from the header the levels (`-- isolation: T1
-//! read-committed, …`) and the generator and case seed (`-- oracle …,
-//! generator G; run seed …, case … (case seed S)`); the untagged statements
+//! read-committed, …`), the generator and case seed (`-- oracle …,
+//! generator G; run seed …, case … (case seed S)`) and the pace the case
+//! needs (`-- pace: 200 ms …`); the untagged statements
 //! before the first tagged one are the set-up; tagged `SET` statements are
 //! the sessions' set-up (a level, or a setting txlab leaves alone); the
 //! final state's reads after [`write::FINAL_STATE`] are not part of the case.
@@ -65,9 +66,26 @@ pub fn import(
 
 const FINAL_STATE_WORDS: &str = "4. The final state";
 
-/// A header comment: the levels, or the generator and the case seed.
+/// A header comment: the levels, the generator and the case seed, or the
+/// pace.
 fn header(b: &mut Builder<'_>, text: &str, line: usize) -> Result<(), ScriptError> {
-    if let Some(levels) = text.strip_prefix("isolation:") {
+    if let Some(pace) = text.strip_prefix(write::PACE) {
+        let ms = pace
+            .trim_start()
+            .split_once(" ms")
+            .and_then(|(n, _)| n.trim().parse::<u64>().ok())
+            .ok_or_else(|| {
+                b.error(
+                    line,
+                    format!(
+                        "`{}` needs a number of milliseconds, as in `{} 200 ms`",
+                        write::PACE,
+                        write::PACE
+                    ),
+                )
+            })?;
+        b.pace_ms = (ms > 0).then_some(ms);
+    } else if let Some(levels) = text.strip_prefix("isolation:") {
         for item in levels.split(',') {
             let item = item.trim();
             let Some((session, level)) = item.split_once(' ') else {

@@ -49,6 +49,9 @@ pub fn observed(record: &StatementRecord) -> String {
     parts.join("; ")
 }
 
+/// The header comment that gives the pace a case needs.
+pub const PACE: &str = "pace:";
+
 /// The `repro.sql` text of `case` as `rendered`, annotated from `history`.
 pub fn repro_sql(
     header: &ReproHeader<'_>,
@@ -75,6 +78,12 @@ pub fn repro_sql(
         .map(|(i, t)| format!("{} {}", txn_label(i), t.isolation))
         .collect();
     let _ = writeln!(s, "-- isolation: {}", levels.join(", "));
+    if let Some(ms) = case.pace_ms {
+        let _ = writeln!(
+            s,
+            "-- {PACE} {ms} ms after each statement that blocked and after each COMMIT or ROLLBACK (the finding showed only at this pace)"
+        );
+    }
     let _ = writeln!(s, "--");
     let _ = writeln!(s, "-- 1. Set up the tables (one session, once):");
     for sql in rendered.create.iter().chain(&rendered.populate) {
@@ -98,6 +107,12 @@ pub fn repro_sql(
         s,
         "-- 3. Run the statements in this order, each in its transaction's session. When a\n--    statement blocks, go on with the next statement of another session."
     );
+    if let Some(ms) = case.pace_ms {
+        let _ = writeln!(
+            s,
+            "--    Wait {ms} ms after a statement blocks and after each COMMIT or ROLLBACK before the next statement."
+        );
+    }
     for at in &case.submitted_order {
         let sql = &rendered.transactions[at.txn()].statements[at.stmt()];
         let note = history.record(*at).map(observed).unwrap_or_default();

@@ -25,6 +25,7 @@ pub fn case_of(
         transactions,
         submitted_order,
         intent: None,
+        pace_ms: None,
     };
     case.validate().unwrap();
     case

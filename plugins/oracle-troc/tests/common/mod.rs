@@ -218,6 +218,7 @@ pub fn prepared(
         transactions,
         submitted_order,
         intent: None,
+        pace_ms: None,
     };
     case.validate().unwrap();
     let case = oracle.prepare(case).unwrap();

@@ -132,6 +132,7 @@ pub fn case(
         transactions,
         submitted_order,
         intent: None,
+        pace_ms: None,
     };
     case.validate().unwrap();
     case
