@@ -418,8 +418,8 @@ fn declared_semantics_per_entry() {
             ),
             (
                 Serializable,
-                At::FirstStatement,
-                SnapshotRows,
+                At::PerStatement,
+                LatestCommitted,
                 BlockThenAbort,
                 false,
                 true,

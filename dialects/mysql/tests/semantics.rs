@@ -207,8 +207,11 @@ fn snapshot_isolation_aborts_the_second_writer() {
 }
 
 /// SERIALIZABLE: without snapshot isolation every statement reads the latest
-/// committed rows; with it, the first statement, even a write, opens the read view
-/// and a later write to a row changed since fails with 1020.
+/// committed rows; with it, the first statement, a write or a read, opens the
+/// read view, and a later write or (locking) read of a row changed since
+/// fails with 1020. The profile declares a snapshot per statement there: the
+/// rows a statement sees when it does not fail (the read view opens only
+/// once the first statement has its locks, which the model cannot place).
 #[test]
 fn serializable_snapshot_point_follows_snapshot_isolation() {
     let level = IsolationLevel::Serializable;
@@ -226,7 +229,8 @@ fn serializable_snapshot_point_follows_snapshot_isolation() {
         run_ok(&mut b, &sql(&dialect, &schema, level, &set_v(1, "b")));
         let result = run(&mut a, &sql(&dialect, &schema, level, &set_v(1, "a")));
         if snapshot_isolation {
-            assert_eq!(semantics.snapshot, SnapshotPoint::FirstStatement);
+            assert_eq!(semantics.snapshot, SnapshotPoint::PerStatement);
+            assert_eq!(semantics.write_reads, WriteReads::LatestCommitted);
             assert_eq!(semantics.write_conflict, WriteConflict::BlockThenAbort);
             let e = dialect.classify_error(&raw_error(&result.unwrap_err()));
             assert_eq!(
@@ -234,6 +238,24 @@ fn serializable_snapshot_point_follows_snapshot_isolation() {
                 (ErrorClass::SerializationFailure, Some(1020))
             );
             assert!(!in_transaction(&mut a));
+            // A first plain SELECT (a locking read) opens the read view too:
+            // a later read of a row changed since fails as a write does.
+            run_ok(&mut a, &sql(&dialect, &schema, level, &Statement::Begin));
+            assert_eq!(read_v(&mut a, &dialect, &schema, 2), text_value("two"));
+            run_ok(&mut b, &sql(&dialect, &schema, level, &set_v(1, "b2")));
+            let e = dialect.classify_error(&raw_error(
+                &run(
+                    &mut a,
+                    &sql(
+                        &dialect,
+                        &schema,
+                        level,
+                        &select("t", Some(eq(c("id"), int(1))), vec![]),
+                    ),
+                )
+                .unwrap_err(),
+            ));
+            assert_eq!(e.code, Some(1020), "{e}");
         } else {
             assert_eq!(semantics.snapshot, SnapshotPoint::PerStatement);
             assert_eq!(semantics.write_reads, WriteReads::LatestCommitted);

@@ -233,3 +233,66 @@ fn postgres_recheck_of_changed_rows_is_a_vendor_permitted_anomaly() {
     let finding = expect_finding(check(&mut o, &case, &wrong_final));
     assert!(finding.title.contains("final"), "{}", finding.title);
 }
+
+/// InnoDB at READ COMMITTED: T2 updates row 12 and holds it; T1's `SELECT
+/// … FOR SHARE` scans the primary key, waits at row 12; meanwhile T2
+/// inserts row 1, before the scan position, and commits. T1's read, resumed
+/// after row 12, never sees row 1 (found by a MariaDB campaign with
+/// `innodb_snapshot_isolation` ON). Without the rule's row order the model
+/// expects both rows.
+#[test]
+fn a_row_inserted_behind_a_waiting_scan_is_a_vendor_permitted_phantom() {
+    let mut o = oracle(innodb());
+    let t = t2(true);
+    let locking_read = Statement::Select(Select {
+        table: "t".into(),
+        projection: Projection::All,
+        filter: None,
+        order_by: vec![],
+        lock: RowLock::ForShare,
+    });
+    let case = prepared(
+        &mut o,
+        vec![t.clone()],
+        vec![rows(&t, vec![vec![int(12), int(1)]])],
+        vec![
+            txn(RC, vec![Statement::Begin, locking_read, Statement::Commit]),
+            txn(
+                RC,
+                vec![
+                    Statement::Begin,
+                    update(vec![("c2", lit(2))], None),
+                    insert(&[1, 3]),
+                    Statement::Commit,
+                ],
+            ),
+        ],
+        &[1, 0, 1, 0, 0, 1, 1],
+    );
+    let run = |read: Vec<Vec<Value>>| {
+        history(
+            &case,
+            &[1, 0, 1, 1, 1, 0, 0],
+            vec![
+                (at(1, 1), affected(1)),
+                (at(1, 2), affected(1)),
+                (at(0, 1), result(&case, read)),
+            ],
+            // Sent once T2's UPDATE completed, before its INSERT.
+            vec![(at(0, 1), 3)],
+            committed(),
+            vec![r(&[12, 2], 1), r(&[1, 3], 2)],
+        )
+    };
+    expect_permitted(
+        check(&mut o, &case, &run(vec![r(&[12, 2], 1)])),
+        "phantom behind a wait",
+    );
+    assert_eq!(
+        check(&mut o, &case, &run(vec![r(&[12, 2], 1), r(&[1, 3], 2)])),
+        Verdict::Pass
+    );
+    // Seeing neither row is explained by neither reading.
+    let reason = expect_undecided(check(&mut o, &case, &run(vec![])));
+    assert!(reason.contains("neither the model's"), "{reason}");
+}

@@ -41,6 +41,15 @@ pub enum DiffKind {
     /// MySQL#104833), where the model has the statement read the latest
     /// committed rows when it completes: a vendor-permitted anomaly.
     SemiConsistentRead,
+    /// A write or locking read that waited for a lock did not see a row
+    /// that came to lie before the row it waited for (inserted, or moved
+    /// there by a key change) while it waited: InnoDB scans the clustered
+    /// index in order and, without gap locks at READ COMMITTED and READ
+    /// UNCOMMITTED, rows behind the scan position are not read again (MySQL
+    /// manual: "phantom problems may occur"), where the model has the
+    /// statement read the latest committed rows when it completes: a
+    /// vendor-permitted anomaly.
+    PassedBeforeWait,
     /// A statement that waited for a lock acted on the rows of the snapshot
     /// it started with, re-checking only the rows the other transaction
     /// changed, so rows that only the newer state holds or matches were not
@@ -66,6 +75,9 @@ impl DiffKind {
             DiffKind::SemiConsistentRead => {
                 "semi-consistent read: an UPDATE that waited skipped a row whose last committed version did not match"
             }
+            DiffKind::PassedBeforeWait => {
+                "phantom behind a wait: a statement that waited did not see a row that appeared before its scan position"
+            }
             DiffKind::RecheckAfterWait => {
                 "re-check after a wait: a statement that waited kept its starting snapshot's rows, re-checking only the changed ones"
             }
@@ -80,6 +92,7 @@ impl DiffKind {
             DiffKind::SameValueSnapshot
                 | DiffKind::LostUpdate
                 | DiffKind::SemiConsistentRead
+                | DiffKind::PassedBeforeWait
                 | DiffKind::RecheckAfterWait
         )
     }

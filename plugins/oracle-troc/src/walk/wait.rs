@@ -11,8 +11,10 @@
 //!   match, the first that matches is waited for and re-read, and every row
 //!   after it is read once the other transaction has ended (MySQL manual,
 //!   innodb-transaction-isolation-levels, READ COMMITTED; MDEV-26643's case);
-//!   without semi-consistent reads the statement waits at the first held row,
-//!   and acts on the latest committed rows, as the model does.
+//!   without semi-consistent reads (DELETE, locking reads) the statement
+//!   waits at the first held row; either way a row that appeared behind the
+//!   scan position while it waited is not seen ("gap locking is disabled …
+//!   phantom problems may occur", the same page).
 //! - PostgreSQL (`recheck_changed`): rows come from the snapshot taken when
 //!   the statement started; a row the other transaction changed is re-checked
 //!   on its newest version, and rows only the newer state holds or matches
@@ -100,14 +102,24 @@ impl Walk<'_> {
         }
         let vendor = match step.semantics.after_wait {
             AfterWait::Unknown => return Err(mixed()),
-            AfterWait::LatestRows
-                if step.semantics.semi_consistent_writes
-                    && matches!(step.statement, Statement::Update(_)) =>
-            {
-                match self.semi_consistent_rows(model, trace, step, &before, &now, &then, &later) {
+            AfterWait::LatestRows => {
+                let semi_consistent = step.semantics.semi_consistent_writes
+                    && matches!(step.statement, Statement::Update(_));
+                match self.rows_around_the_wait(
+                    model,
+                    trace,
+                    step,
+                    semi_consistent,
+                    (&before, &now),
+                    (&then, &later),
+                ) {
                     Some(rows) => VendorRows {
                         rows,
-                        kind: DiffKind::SemiConsistentRead,
+                        kind: if semi_consistent {
+                            DiffKind::SemiConsistentRead
+                        } else {
+                            DiffKind::PassedBeforeWait
+                        },
                     },
                     // The rule would not have waited: the wait came from
                     // elsewhere (a key check, another index), and only the
@@ -115,7 +127,6 @@ impl Walk<'_> {
                     None => return Ok(None),
                 }
             }
-            AfterWait::LatestRows => return Ok(None),
             AfterWait::RecheckChanged => VendorRows {
                 rows: then
                     .iter()
@@ -163,22 +174,23 @@ impl Walk<'_> {
         }))
     }
 
-    /// InnoDB's semi-consistent UPDATE over the clustered index: rows the
-    /// other transaction held when the statement was sent are judged on
-    /// their last committed version (`then`), skipped when it does not match;
-    /// the first that matches is where the statement waited, and it and
-    /// every later row are judged on their versions after the wait (`later`).
-    /// `None` when no held row matches: the rule does not explain the wait.
-    #[allow(clippy::too_many_arguments)]
-    fn semi_consistent_rows(
+    /// The rows InnoDB's scan over the clustered index acts on when it
+    /// waited: rows before the one it waited for are judged as they were when
+    /// it was sent (`then`), that row and every later one once it resumed
+    /// (`later`). It waits at the first row the other transaction held when
+    /// it was sent; with `semi_consistent` (an UPDATE at READ COMMITTED) it
+    /// first judges a held row on its last committed version and skips it
+    /// when that does not match, so it waits at the first held row that
+    /// matches. `None` when the rule finds no row to wait at: the rule does
+    /// not explain the wait.
+    fn rows_around_the_wait(
         &self,
         model: &Model,
         trace: &Trace<'_>,
         step: &Step<'_>,
-        before: &View,
-        now: &View,
-        then: &BTreeSet<Rid>,
-        later: &BTreeSet<Rid>,
+        semi_consistent: bool,
+        (before, now): (&View, &View),
+        (then, later): (&BTreeSet<Rid>, &BTreeSet<Rid>),
     ) -> Option<BTreeSet<Rid>> {
         let held: BTreeSet<Rid> = trace.states[step.sent_at].txns[step.u()]
             .locks
@@ -188,20 +200,14 @@ impl Walk<'_> {
         let mut rows = BTreeSet::new();
         let mut waited = false;
         for rid in self.clustered_order(model, trace, before, now) {
-            if waited {
-                if later.contains(&rid) {
-                    rows.insert(rid);
-                }
-            } else if held.contains(&rid) {
+            if !waited && held.contains(&rid) {
                 // A row the other transaction inserted has no committed
-                // version, so it is not in `then` and is skipped.
-                if then.contains(&rid) {
-                    waited = true;
-                    if later.contains(&rid) {
-                        rows.insert(rid);
-                    }
-                }
-            } else if then.contains(&rid) {
+                // version, so it is not in `then`: a semi-consistent read
+                // skips it, a locking read waits for it.
+                waited = !semi_consistent || then.contains(&rid);
+            }
+            let judged_on = if waited { later } else { then };
+            if judged_on.contains(&rid) && (waited || !held.contains(&rid)) {
                 rows.insert(rid);
             }
         }
