@@ -65,3 +65,32 @@ fn strict_makes_vendor_permitted_anomalies_findings() {
         &out,
     );
 }
+
+/// Without `--strict` the same anomalies are written under `anomalies/`,
+/// exit 0, and their repro script says what they are.
+#[test]
+fn without_strict_anomalies_are_named_as_such() {
+    let env = Env::new(&["txlab-fixture-panicky"]);
+    let p = env.pipeline("p.toml", &pipeline("random", &["plugin = \"permitted\""]));
+    let out = env.out();
+    let o = env.txlab(&[
+        "run",
+        p.to_str().unwrap(),
+        "--cases",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}\n{}", stdout(&o), stderr(&o));
+    let run = run_dir(&out);
+    let first = std::fs::read_dir(run.join("anomalies"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .min()
+        .unwrap();
+    let repro = std::fs::read_to_string(first.join("repro.sql")).unwrap();
+    assert!(
+        repro.starts_with("-- txlab vendor-permitted anomaly: "),
+        "{repro}"
+    );
+}

@@ -92,7 +92,7 @@ fn round_trip<D: Dialect>(dialect: &D, family: Family) -> (u64, usize) {
         }
         let rendered = dialect.render_case(&case, &limits).unwrap();
         let header = ReproHeader {
-            title: "round trip",
+            lead: "txlab finding: round trip",
             oracle: "none",
             dialect: &info.name,
             generator: &case.generator,

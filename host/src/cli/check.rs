@@ -170,9 +170,9 @@ fn write_check(
         index: 0,
         seed: case.seed,
     };
-    let title = format!("txlab check of {}", args.file.display());
+    let lead = format!("txlab check of {}", args.file.display());
     let header = ReproHeader {
-        title: &title,
+        lead: &lead,
         oracle: "all",
         dialect: &info.name,
         generator: &case.generator,

@@ -263,8 +263,14 @@ fn sanitize(s: &str) -> String {
 /// The finding's `repro.sql`, written by the script crate, which reads it
 /// back too (`txlab import`).
 fn repro_sql(input: &FindingInput<'_>) -> String {
+    let lead = match input.origin.kind {
+        ReportKind::Finding => format!("txlab finding: {}", input.finding.title),
+        ReportKind::VendorPermitted => {
+            format!("txlab vendor-permitted anomaly: {}", input.finding.title)
+        }
+    };
     let header = ReproHeader {
-        title: &input.finding.title,
+        lead: &lead,
         oracle: input.origin.oracle,
         dialect: &input.origin.dialect.name,
         generator: input.origin.generator,

@@ -8,8 +8,9 @@ use txlab_plugin_api::ir::*;
 /// Where the case came from, for the header.
 #[derive(Clone, Copy, Debug)]
 pub struct ReproHeader<'a> {
-    /// The first line after `-- txlab finding: `.
-    pub title: &'a str,
+    /// The first line after `-- `: what the script shows, e.g. `txlab
+    /// finding: <title>`.
+    pub lead: &'a str,
     pub oracle: &'a str,
     pub dialect: &'a str,
     pub generator: &'a str,
@@ -60,7 +61,7 @@ pub fn repro_sql(
     history: &History,
 ) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "-- txlab finding: {}", header.title);
+    let _ = writeln!(s, "-- {}", header.lead);
     let _ = writeln!(
         s,
         "-- oracle {}, dialect {}, generator {}; run seed {}, case {} (case seed {})",
