@@ -1,0 +1,25 @@
+-- name: troc-f1-mysql104833
+-- title: a resumed UPDATE leaves a row it should change (MySQL#104833)
+-- source: Troc (Dou et al., ICSE 2023), Fig. 1, artifact cases/mysql104833.txt; MySQL#104833 https://bugs.mysql.com/bug.php?id=104833
+-- reported on: MySQL 8.0.25
+-- isolation: T1 read-committed, T2 read-committed
+-- expect mariadb troc: vendor-permitted semi-consistent read
+-- expect mariadb wss: undecided may be permitted at read-committed
+-- expect mariadb isorel: pass
+-- expect mariadb txcheck: pass
+-- expect mariadb errors: pass
+-- expect postgres troc: vendor-permitted re-check after a wait
+-- expect postgres wss: undecided may be permitted at read-committed
+-- expect postgres isorel: pass
+-- expect postgres txcheck: pass
+-- expect postgres errors: pass
+-- note: the artifact writes T2's predicate `WHERE a`; `a IS NOT NULL` (the paper's wording) is the same predicate in portable SQL.
+CREATE TABLE t (a INT, b INT);
+INSERT INTO t (a, b) VALUES (NULL, 1), (2, 2), (NULL, 3);
+
+-- T1: BEGIN;
+-- T1: UPDATE t SET a = 10;
+-- T2: BEGIN;
+-- T2: UPDATE t SET b = 20 WHERE a IS NOT NULL;
+-- T1: COMMIT;
+-- T2: COMMIT;
