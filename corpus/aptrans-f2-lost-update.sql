@@ -13,6 +13,8 @@
 -- expect postgres isorel: pass
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
+-- note: MariaDB 10.11.19 lets T1's UPDATE overwrite T2's committed change (documented current read): troc, isorel and txcheck name the lost
+--   update, vendor-permitted. PostgreSQL aborts T1 (serialization failure): pass.
 CREATE TABLE t (ID INT, c0 INT);
 INSERT INTO t (ID, c0) VALUES (1, 1000);
 

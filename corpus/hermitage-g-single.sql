@@ -1,7 +1,7 @@
 -- name: hermitage-g-single
 -- title: read skew: T1 reads x before and y after T2 changed both (G-single)
 -- source: Hermitage (Kleppmann), test "G-single (single anti-dependency cycles / read skew)", https://github.com/ept/hermitage/blob/master/postgres.md and https://github.com/ept/hermitage/blob/master/mysql.md
--- reported on: PostgreSQL 9.3 and MySQL 5.6 (Hermitage's tables: prevented at repeatable read)
+-- reported on: PostgreSQL 9.3.5 and MySQL 5.6.21 (Hermitage's tables: prevented at repeatable read)
 -- isolation: T1 repeatable-read, T2 repeatable-read
 -- expect mariadb troc: pass
 -- expect mariadb wss: pass

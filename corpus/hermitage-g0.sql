@@ -1,7 +1,7 @@
 -- name: hermitage-g0
 -- title: dirty write: two transactions write x and y in opposite orders (G0)
 -- source: Hermitage (Kleppmann), test "G0 (write cycles)", https://github.com/ept/hermitage/blob/master/postgres.md and https://github.com/ept/hermitage/blob/master/mysql.md
--- reported on: PostgreSQL 9.3 and MySQL 5.6 (Hermitage's tables: prevented at every level)
+-- reported on: PostgreSQL 9.3.5 and MySQL 5.6.21 (Hermitage's tables: prevented at every level)
 -- isolation: T1 read-committed, T2 read-committed
 -- expect mariadb troc: pass
 -- expect mariadb wss: pass

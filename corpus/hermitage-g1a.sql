@@ -1,7 +1,7 @@
 -- name: hermitage-g1a
 -- title: aborted read: a read shows a write that is rolled back (G1a)
 -- source: Hermitage (Kleppmann), test "G1a (aborted reads)", https://github.com/ept/hermitage/blob/master/postgres.md and https://github.com/ept/hermitage/blob/master/mysql.md
--- reported on: PostgreSQL 9.3 and MySQL 5.6 (Hermitage's tables: prevented at read committed and above)
+-- reported on: PostgreSQL 9.3.5 and MySQL 5.6.21 (Hermitage's tables: prevented at read committed and above)
 -- isolation: T1 read-committed, T2 read-committed
 -- expect mariadb troc: pass
 -- expect mariadb wss: pass

@@ -1,7 +1,7 @@
 -- name: hermitage-g2-item
 -- title: write skew: each transaction reads both rows and writes one (G2-item)
 -- source: Hermitage (Kleppmann), test "G2-item (item anti-dependency cycles / write skew)", https://github.com/ept/hermitage/blob/master/postgres.md and https://github.com/ept/hermitage/blob/master/mysql.md
--- reported on: PostgreSQL 9.3 and MySQL 5.6 (Hermitage's tables: prevented only at serializable)
+-- reported on: PostgreSQL 9.3.5 and MySQL 5.6.21 (Hermitage's tables: prevented only at serializable)
 -- isolation: T1 repeatable-read, T2 repeatable-read
 -- expect mariadb troc: pass
 -- expect mariadb wss: pass
@@ -13,6 +13,8 @@
 -- expect postgres isorel: allowed G2-item (write skew)
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
+-- note: Write skew is allowed at REPEATABLE READ on both: vendor-permitted on MariaDB (Adya's PL-2.99 forbids it), allowed by both models on
+--   PostgreSQL (snapshot isolation), as docs/hermitage.md records.
 CREATE TABLE test (id INT PRIMARY KEY, value INT);
 INSERT INTO test (id, value) VALUES (1, 10), (2, 20);
 

@@ -1,7 +1,7 @@
 -- name: hermitage-g2
 -- title: anti-dependency cycles over a predicate: both read nothing, both insert (G2)
 -- source: Hermitage (Kleppmann), test "G2 (anti-dependency cycles)", https://github.com/ept/hermitage/blob/master/postgres.md and https://github.com/ept/hermitage/blob/master/mysql.md
--- reported on: PostgreSQL 9.3 and MySQL 5.6 (Hermitage's tables: prevented only at serializable)
+-- reported on: PostgreSQL 9.3.5 and MySQL 5.6.21 (Hermitage's tables: prevented only at serializable)
 -- isolation: T1 serializable, T2 serializable
 -- expect mariadb troc: pass
 -- expect mariadb wss: pass
@@ -13,6 +13,7 @@
 -- expect postgres isorel: pass
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
+-- note: Prevented on both at SERIALIZABLE (MariaDB: a deadlock; PostgreSQL: a serialization failure), as docs/hermitage.md records.
 CREATE TABLE test (id INT PRIMARY KEY, value INT);
 INSERT INTO test (id, value) VALUES (1, 10), (2, 20);
 

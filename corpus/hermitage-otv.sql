@@ -1,7 +1,7 @@
 -- name: hermitage-otv
 -- title: observed transaction vanishes: a reader sees one writer's x and another's y (OTV)
 -- source: Hermitage (Kleppmann), test "OTV (observed transaction vanishes)", https://github.com/ept/hermitage/blob/master/postgres.md and https://github.com/ept/hermitage/blob/master/mysql.md
--- reported on: PostgreSQL 9.3 and MySQL 5.6 (Hermitage's tables: prevented at read committed and above)
+-- reported on: PostgreSQL 9.3.5 and MySQL 5.6.21 (Hermitage's tables: prevented at read committed and above)
 -- isolation: T1 read-committed, T2 read-committed, T3 read-committed
 -- expect mariadb troc: undecided outside the model
 -- expect mariadb wss: pass
@@ -13,6 +13,7 @@
 -- expect postgres isorel: pass
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
+-- note: Prevented on both (T2 waits for T1); troc models two transactions, this test has three: undecided.
 CREATE TABLE test (id INT PRIMARY KEY, value INT);
 INSERT INTO test (id, value) VALUES (1, 10), (2, 20);
 

@@ -1,7 +1,7 @@
 -- name: hermitage-p4
 -- title: lost update: both transactions read x, then both write it (P4)
 -- source: Hermitage (Kleppmann), test "P4 (lost update)", https://github.com/ept/hermitage/blob/master/postgres.md and https://github.com/ept/hermitage/blob/master/mysql.md
--- reported on: PostgreSQL 9.3 and MySQL 5.6 (Hermitage's tables: PostgreSQL repeatable read prevents it; MySQL repeatable read does not)
+-- reported on: PostgreSQL 9.3.5 and MySQL 5.6.21 (Hermitage's tables: PostgreSQL repeatable read prevents it; MySQL repeatable read does not)
 -- isolation: T1 repeatable-read, T2 repeatable-read
 -- expect mariadb troc: pass
 -- expect mariadb wss: pass
@@ -13,6 +13,9 @@
 -- expect postgres isorel: pass
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
+-- note: MariaDB's REPEATABLE READ lets the second UPDATE through after the wait: isorel's vendor-permitted lost update (docs/hermitage.md).
+--   troc passes: T2 writes the value the row already holds, and InnoDB's same-value UPDATE makes no version, so troc leaves it out of its
+--   lost-update check (docs/oracle-troc.md). PostgreSQL aborts T2: pass.
 CREATE TABLE test (id INT PRIMARY KEY, value INT);
 INSERT INTO test (id, value) VALUES (1, 10), (2, 20);
 

@@ -1,7 +1,7 @@
 -- name: hermitage-pmp
 -- title: predicate-many-preceders: a predicate read misses, then shows, another transaction's insert (PMP)
 -- source: Hermitage (Kleppmann), test "PMP (predicate many preceders)", https://github.com/ept/hermitage/blob/master/postgres.md and https://github.com/ept/hermitage/blob/master/mysql.md
--- reported on: PostgreSQL 9.3 and MySQL 5.6 (Hermitage's tables: prevented at PostgreSQL repeatable read and MySQL repeatable read)
+-- reported on: PostgreSQL 9.3.5 and MySQL 5.6.21 (Hermitage's tables: prevented at PostgreSQL repeatable read and MySQL repeatable read)
 -- isolation: T1 repeatable-read, T2 repeatable-read
 -- expect mariadb troc: pass
 -- expect mariadb wss: pass

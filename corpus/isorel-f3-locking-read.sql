@@ -13,6 +13,8 @@
 -- expect postgres isorel: pass
 -- expect postgres txcheck: undecided autocommit statement
 -- expect postgres errors: pass
+-- note: The locking read sees T2's write: isorel names the G-SIa it shows, which both models allow at REPEATABLE READ on MariaDB; no anomaly
+--   on PostgreSQL, where T1's FOR UPDATE fails with a serialization failure. T2 is an autocommit statement: troc and txcheck undecided.
 CREATE TABLE t (c1 INT PRIMARY KEY, c2 INT);
 INSERT INTO t (c1, c2) VALUES (1, 1);
 

@@ -13,6 +13,7 @@
 -- expect postgres isorel: pass
 -- expect postgres txcheck: undecided autocommit statement
 -- expect postgres errors: pass
+-- note: Allowed by MariaDB's REPEATABLE READ (vendor-permitted lost update); PostgreSQL aborts T1's UPDATE (serialization failure): pass.
 CREATE TABLE t (c1 INT PRIMARY KEY, c2 INT);
 INSERT INTO t (c1, c2) VALUES (1, 10);
 

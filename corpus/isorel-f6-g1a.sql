@@ -13,6 +13,7 @@
 -- expect postgres isorel: pass
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
+-- note: MariaDB shows the dirty read at READ UNCOMMITTED, which both models allow; PostgreSQL's READ UNCOMMITTED is READ COMMITTED: no dirty read.
 CREATE TABLE t (c1 INT PRIMARY KEY, c2 INT);
 INSERT INTO t (c1, c2) VALUES (1, 10);
 

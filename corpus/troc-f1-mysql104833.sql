@@ -13,6 +13,11 @@
 -- expect postgres isorel: pass
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
+-- note: MariaDB 10.11.19 shows the report's outcome (T2's UPDATE skips the first row). MySQL and MariaDB verified the report as a bug;
+--   troc names it by the rule InnoDB documents for READ COMMITTED (semi-consistent read, MySQL manual innodb-transaction-isolation-levels;
+--   docs/oracle-troc.md), so it is vendor-permitted, not a finding: txlab's reading differs from the vendors' bug status here.
+--   PostgreSQL updates only the row its snapshot saw matching and re-checked after the wait (transaction-iso.html, 13.2.1): vendor-permitted too.
+--   wss: undecided at READ COMMITTED, where WriteCheck's assumption does not hold (semi-consistent writes).
 -- note: the artifact writes T2's predicate `WHERE a`; `a IS NOT NULL` (the paper's wording) is the same predicate in portable SQL.
 CREATE TABLE t (a INT, b INT);
 INSERT INTO t (a, b) VALUES (NULL, 1), (2, 2), (NULL, 3);

@@ -13,6 +13,8 @@
 -- expect postgres isorel: pass
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
+-- note: Reproduces on MariaDB 10.11.19 every run: T2's UPDATE waits, then updates nothing; run serially either way the row ends (21, FALSE).
+--   troc reports it as a finding under either reading of a wait. wss is undecided (READ COMMITTED, semi-consistent writes). PostgreSQL updates the row: pass.
 CREATE TABLE t0 (c0 INT NOT NULL, c2 BOOLEAN NOT NULL, PRIMARY KEY (c0));
 INSERT INTO t0 (c0, c2) VALUES (22, TRUE);
 

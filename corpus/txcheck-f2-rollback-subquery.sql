@@ -1,7 +1,7 @@
 -- name: txcheck-f2-rollback-subquery
 -- title: rows of a rolled-back INSERT must not affect a later UPDATE's NOT IN subquery (MySQL#107887)
 -- source: TxCheck (Jiang et al., OSDI 2023), Fig. 14 (the paper elides the data; this is its shape); MySQL#107887 https://bugs.mysql.com/bug.php?id=107887 (duplicate of MySQL#107066)
--- reported on: MySQL 8.0.29 (REPEATABLE READ)
+-- reported on: MySQL (TxCheck's evaluation of MySQL 8.0.28 and 8.0.30; REPEATABLE READ)
 -- isolation: T1 repeatable-read, T2 repeatable-read
 -- expect mariadb troc: undecided outside the model
 -- expect mariadb wss: undecided outside the model
@@ -13,6 +13,7 @@
 -- expect postgres isorel: undecided outside what IsoRel observes
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
+-- note: A MySQL bug: MariaDB and PostgreSQL update no row; txcheck passes; troc, wss and isorel do not model subqueries (undecided).
 CREATE TABLE t0 (id INT PRIMARY KEY, c5 INT, vkey INT);
 CREATE TABLE t1 (c0 INT);
 INSERT INTO t0 (id, c5, vkey) VALUES (1, 10, 0), (2, 20, 0);

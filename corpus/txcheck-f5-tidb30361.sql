@@ -13,6 +13,7 @@
 -- expect postgres isorel: pass
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
+-- note: A TiDB bug: MariaDB and PostgreSQL keep T2's snapshot; every oracle passes.
 -- note: the issue's table has 33 rows and its reads ORDER BY … DESC; three rows and a plain read show the same thing.
 CREATE TABLE t (c1 INT);
 INSERT INTO t (c1) VALUES (1), (2), (3);

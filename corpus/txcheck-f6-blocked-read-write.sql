@@ -1,7 +1,7 @@
 -- name: txcheck-f6-blocked-read-write
 -- title: a lock wait separates a statement's added read from its write (no bug)
 -- source: TxCheck (Jiang et al., OSDI 2023), Fig. 11 (reconstructed)
--- reported on: MySQL 8.0 (REPEATABLE READ; TxCheck must report nothing)
+-- reported on: MySQL (TxCheck's example; REPEATABLE READ; TxCheck must report nothing)
 -- isolation: T1 repeatable-read, T2 repeatable-read
 -- expect mariadb troc: pass
 -- expect mariadb wss: pass

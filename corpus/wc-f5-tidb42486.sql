@@ -13,6 +13,7 @@
 -- expect postgres isorel: pass
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
+-- note: T2's DELETE sees T1's committed row on MariaDB (current read) and on PostgreSQL (the snapshot is taken at the DELETE): every oracle passes.
 -- note: the report uses BEGIN OPTIMISTIC, which only TiDB has; with plain BEGIN (pessimistic, as on MariaDB and PostgreSQL) T2's DELETE must see T1's row.
 CREATE TABLE t (c1 INT);
 INSERT INTO t (c1) VALUES (1);

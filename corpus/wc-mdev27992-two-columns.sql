@@ -13,6 +13,7 @@
 -- expect postgres isorel: pass
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
+-- note: As troc-f6-mdev27992: a finding of troc on MariaDB 10.11.19, wss undecided at READ COMMITTED; PostgreSQL passes.
 CREATE TABLE t (c1 INT PRIMARY KEY, c2 INT);
 INSERT INTO t (c1) VALUES (8);
 
