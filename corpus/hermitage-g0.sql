@@ -1,0 +1,26 @@
+-- name: hermitage-g0
+-- title: dirty write: two transactions write x and y in opposite orders (G0)
+-- source: Hermitage (Kleppmann), test "G0 (write cycles)", https://github.com/ept/hermitage/blob/master/postgres.md and https://github.com/ept/hermitage/blob/master/mysql.md
+-- reported on: PostgreSQL 9.3.5 and MySQL 5.6.21 (Hermitage's tables: prevented at every level)
+-- isolation: T1 read-committed, T2 read-committed
+-- expect mariadb troc: pass
+-- expect mariadb wss: pass
+-- expect mariadb isorel: pass
+-- expect mariadb txcheck: pass
+-- expect mariadb errors: pass
+-- expect postgres troc: pass
+-- expect postgres wss: pass
+-- expect postgres isorel: pass
+-- expect postgres txcheck: pass
+-- expect postgres errors: pass
+CREATE TABLE test (id INT PRIMARY KEY, value INT);
+INSERT INTO test (id, value) VALUES (1, 10), (2, 20);
+
+-- T1: BEGIN;
+-- T2: BEGIN;
+-- T1: UPDATE test SET value = 11 WHERE id = 1;
+-- T2: UPDATE test SET value = 12 WHERE id = 1;
+-- T1: UPDATE test SET value = 21 WHERE id = 2;
+-- T1: COMMIT;
+-- T2: UPDATE test SET value = 22 WHERE id = 2;
+-- T2: COMMIT;

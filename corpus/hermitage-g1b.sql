@@ -1,0 +1,26 @@
+-- name: hermitage-g1b
+-- title: intermediate read: a read shows a value its writer later overwrote (G1b)
+-- source: Hermitage (Kleppmann), test "G1b (intermediate reads)", https://github.com/ept/hermitage/blob/master/postgres.md and https://github.com/ept/hermitage/blob/master/mysql.md
+-- reported on: PostgreSQL 9.3.5 and MySQL 5.6.21 (Hermitage's tables: prevented at read committed and above)
+-- isolation: T1 read-committed, T2 read-committed
+-- expect mariadb troc: pass
+-- expect mariadb wss: pass
+-- expect mariadb isorel: allowed G-single (non-repeatable read)
+-- expect mariadb txcheck: pass
+-- expect mariadb errors: pass
+-- expect postgres troc: pass
+-- expect postgres wss: pass
+-- expect postgres isorel: allowed G-single (non-repeatable read)
+-- expect postgres txcheck: pass
+-- expect postgres errors: pass
+CREATE TABLE test (id INT PRIMARY KEY, value INT);
+INSERT INTO test (id, value) VALUES (1, 10), (2, 20);
+
+-- T1: BEGIN;
+-- T2: BEGIN;
+-- T1: UPDATE test SET value = 101 WHERE id = 1;
+-- T2: SELECT * FROM test;
+-- T1: UPDATE test SET value = 11 WHERE id = 1;
+-- T1: COMMIT;
+-- T2: SELECT * FROM test;
+-- T2: COMMIT;

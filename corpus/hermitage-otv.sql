@@ -1,0 +1,32 @@
+-- name: hermitage-otv
+-- title: observed transaction vanishes: a reader sees one writer's x and another's y (OTV)
+-- source: Hermitage (Kleppmann), test "OTV (observed transaction vanishes)", https://github.com/ept/hermitage/blob/master/postgres.md and https://github.com/ept/hermitage/blob/master/mysql.md
+-- reported on: PostgreSQL 9.3.5 and MySQL 5.6.21 (Hermitage's tables: prevented at read committed and above)
+-- isolation: T1 read-committed, T2 read-committed, T3 read-committed
+-- expect mariadb troc: undecided outside the model
+-- expect mariadb wss: pass
+-- expect mariadb isorel: pass
+-- expect mariadb txcheck: pass
+-- expect mariadb errors: pass
+-- expect postgres troc: undecided outside the model
+-- expect postgres wss: pass
+-- expect postgres isorel: pass
+-- expect postgres txcheck: pass
+-- expect postgres errors: pass
+-- note: Prevented on both (T2 waits for T1); troc models two transactions, this test has three: undecided.
+CREATE TABLE test (id INT PRIMARY KEY, value INT);
+INSERT INTO test (id, value) VALUES (1, 10), (2, 20);
+
+-- note: Hermitage's read by T3 after T2's commit is left out (at READ COMMITTED it only adds a non-repeatable read).
+-- T1: BEGIN;
+-- T2: BEGIN;
+-- T3: BEGIN;
+-- T1: UPDATE test SET value = 11 WHERE id = 1;
+-- T1: UPDATE test SET value = 19 WHERE id = 2;
+-- T2: UPDATE test SET value = 12 WHERE id = 1;
+-- T1: COMMIT;
+-- T3: SELECT * FROM test;
+-- T2: UPDATE test SET value = 18 WHERE id = 2;
+-- T3: SELECT * FROM test;
+-- T2: COMMIT;
+-- T3: COMMIT;
