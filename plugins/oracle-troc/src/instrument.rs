@@ -80,26 +80,20 @@ pub fn instrument(mut case: TestCase, base: &str) -> Result<TestCase, PluginErro
     Ok(case)
 }
 
-/// The row-id column of a prepared table: its last column, named as `prepare`
-/// names it. `None` when the table was not prepared by this oracle.
+/// The row-id column of a prepared table: the column `prepare` added, named
+/// as `prepare` names it for the columns before it (oracles that prepare the
+/// case later may add columns after it). `None` when the table was not
+/// prepared by this oracle.
 pub fn rid_column(table: &Table, base: &str) -> Option<usize> {
-    let last = table.columns.last()?;
-    let stem_ok = last.name == base
-        || last
-            .name
-            .strip_prefix(base)
-            .and_then(|s| s.strip_prefix('_'))
-            .is_some_and(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_digit()));
-    let without: Vec<&Column> = table.columns[..table.columns.len() - 1].iter().collect();
-    let expected = rid_name(
-        &Table {
-            columns: without.into_iter().cloned().collect(),
+    (0..table.columns.len()).rev().find(|&i| {
+        let column = &table.columns[i];
+        let before = Table {
+            columns: table.columns[..i].to_vec(),
             ..table.clone()
-        },
-        base,
-    );
-    (stem_ok && last.name == expected && matches!(last.ty, ColumnType::BigInt | ColumnType::Int))
-        .then_some(table.columns.len() - 1)
+        };
+        column.name == rid_name(&before, base)
+            && matches!(column.ty, ColumnType::BigInt | ColumnType::Int)
+    })
 }
 
 #[cfg(test)]
@@ -173,11 +167,19 @@ mod tests {
             pace_ms: None,
         };
         let prepared = instrument(case, "rid").unwrap();
-        let unprepared = table(&["rid", "a"]);
+        let unprepared = table(&["a", "b"]);
         let table = &prepared.schema.tables[0];
         assert_eq!(table.columns.last().unwrap().name, "rid_1");
         assert_eq!(rid_column(table, "rid"), Some(2));
         assert_eq!(rid_column(&unprepared, "rid"), None);
+        // Another oracle's columns after it (IsoRel's, TxCheck's) do not hide it.
+        let mut later = table.clone();
+        later.columns.push(Column {
+            name: "txc_item".into(),
+            ty: ColumnType::BigInt,
+            not_null: false,
+        });
+        assert_eq!(rid_column(&later, "rid"), Some(2));
         assert_eq!(prepared.initial_rows[0].rows[0][2], Value::Int(1));
         assert_eq!(prepared.initial_rows[0].rows[1][2], Value::Int(2));
         let Statement::Insert(insert) = &prepared.transactions[0].statements[1] else {

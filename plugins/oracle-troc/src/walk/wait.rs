@@ -264,12 +264,19 @@ impl Walk<'_> {
 
     /// The execution-order position of the INSERT that listed row `rid`.
     fn insert_position(&self, trace: &Trace<'_>, rid: Rid) -> Option<usize> {
+        let name = &self.table.columns[self.rid].name;
         trace.order.iter().position(|at| {
-            matches!(self.case.statement(*at), Some(Statement::Insert(insert))
-            if insert.table == self.table.name
-                && insert.rows.iter().any(|row| {
-                    row.last() == Some(&Expr::Literal(Value::Int(rid)))
-                }))
+            let Some(Statement::Insert(insert)) = self.case.statement(*at) else {
+                return false;
+            };
+            let Some(k) = insert.columns.iter().position(|c| c == name) else {
+                return false;
+            };
+            insert.table == self.table.name
+                && insert
+                    .rows
+                    .iter()
+                    .any(|row| row.get(k) == Some(&Expr::Literal(Value::Int(rid))))
         })
     }
 }
