@@ -721,6 +721,18 @@ fn replay_says_what_is_missing_when_the_directory_is_not_a_finding() {
 
 #[test]
 fn ctrl_c_stops_a_run_cleanly_with_its_summary() {
+    stops_cleanly_on("INT");
+}
+
+/// A service manager's stop (SIGTERM) and a closed terminal (SIGHUP) stop a
+/// run as Ctrl-C does: summary written, databases dropped, exit 130.
+#[test]
+fn sigterm_and_sighup_stop_a_run_cleanly_with_its_summary() {
+    stops_cleanly_on("TERM");
+    stops_cleanly_on("HUP");
+}
+
+fn stops_cleanly_on(signal: &str) {
     let env = Env::new(&[]);
     let out = env.out();
     let mut child = Command::new(env!("CARGO_BIN_EXE_txlab"))
@@ -742,7 +754,7 @@ fn ctrl_c_stops_a_run_cleanly_with_its_summary() {
     // Let it run some cases, then interrupt it as a terminal would.
     std::thread::sleep(std::time::Duration::from_secs(3));
     let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
         .unwrap();
     assert!(killed.success());
@@ -753,7 +765,7 @@ fn ctrl_c_stops_a_run_cleanly_with_its_summary() {
         }
         assert!(
             started.elapsed() < std::time::Duration::from_secs(60),
-            "txlab did not stop after Ctrl-C"
+            "txlab did not stop after SIG{signal}"
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     };

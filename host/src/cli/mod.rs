@@ -41,7 +41,7 @@ pub const EXIT_INTERRUPTED: u8 = 130;
     name = "txlab",
     version,
     about = "Tests how database systems implement transactions and isolation levels",
-    after_help = "Exit codes: 0 nothing found, 1 findings written, 2 usage or set-up error, 3 cases failed with tool errors, 130 interrupted (Ctrl-C) with nothing found."
+    after_help = "Exit codes: 0 nothing found, 1 findings written, 2 usage or set-up error, 3 cases failed with tool errors, 130 interrupted (Ctrl-C, SIGTERM, SIGHUP) with nothing found."
 )]
 pub struct Cli {
     /// More log output (-v info, -vv debug, -vvv trace); RUST_LOG overrides.

@@ -42,9 +42,23 @@ pub(super) struct RunArgs {
     strict: bool,
 }
 
-/// A flag that the first Ctrl-C sets, so that a run stops after the cases in
-/// progress, writes its summary and drops its databases; a second Ctrl-C
-/// quits at once.
+/// The next request to stop: Ctrl-C (SIGINT), SIGTERM (a service manager's
+/// stop) or SIGHUP (the terminal closed); `None` when signals cannot be
+/// watched.
+async fn stop_requested() -> Option<&'static str> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).ok()?;
+    let mut hangup = signal(SignalKind::hangup()).ok()?;
+    tokio::select! {
+        r = tokio::signal::ctrl_c() => r.ok().map(|()| "Ctrl-C"),
+        _ = term.recv() => Some("SIGTERM"),
+        _ = hangup.recv() => Some("SIGHUP"),
+    }
+}
+
+/// A flag that the first request to stop (Ctrl-C, SIGTERM, SIGHUP) sets, so
+/// that a run stops after the cases in progress, writes its summary and
+/// drops its databases; a second request quits at once.
 fn interrupt_on_ctrl_c() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let set = flag.clone();
@@ -54,12 +68,16 @@ fn interrupt_on_ctrl_c() -> Arc<AtomicBool> {
             .build()
             .ok()?;
         runtime.block_on(async {
-            tokio::signal::ctrl_c().await.ok()?;
+            let what = stop_requested().await?;
             set.store(true, Ordering::SeqCst);
-            eprintln!(
-                "\ninterrupted: finishing the cases in progress (Ctrl-C again quits at once)"
+            // After SIGHUP the terminal may be gone: a failed write must not
+            // end this watcher.
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "\ninterrupted ({what}): finishing the cases in progress (Ctrl-C again quits at once)"
             );
-            tokio::signal::ctrl_c().await.ok()?;
+            stop_requested().await?;
             std::process::exit(i32::from(EXIT_INTERRUPTED));
         })
     };
