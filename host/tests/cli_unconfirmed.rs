@@ -103,6 +103,13 @@ fn a_finding_that_shows_only_at_a_slower_pace_is_confirmed_paced() {
         serde_json::from_str(&std::fs::read_to_string(reduced.join("generated.json")).unwrap())
             .unwrap();
     assert_eq!(case["pace_ms"], 200, "{case}");
+    // The reduced report's commands name the reduced directory, which exists.
+    let report = std::fs::read_to_string(reduced.join("report.md")).unwrap();
+    assert!(
+        report.contains(&format!("txlab replay {}`", reduced.display())),
+        "{report}"
+    );
+    assert!(!report.contains("reduced.new"), "{report}");
     let repro = std::fs::read_to_string(reduced.join("repro.sql")).unwrap();
     assert!(
         repro.contains("-- pace: 200 ms after each statement that blocked"),

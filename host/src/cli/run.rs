@@ -28,8 +28,9 @@ pub(super) struct RunArgs {
     /// Where to write findings (overrides the pipeline's run.out).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// The server to test (mysql://user:password@host:port, postgres://…),
-    /// over TXLAB_MYSQL_URL / TXLAB_PG_URL and the pipeline's target.url.
+    /// The server to test (mysql://user@host:port, postgres://…), over
+    /// TXLAB_MYSQL_URL / TXLAB_PG_URL and the pipeline's target.url. Put a
+    /// password in those instead: other users can read command lines.
     #[arg(long)]
     url: Option<String>,
     /// Write findings as found, without reducing them.
@@ -110,6 +111,7 @@ pub(super) fn run(cli: &Cli, args: &RunArgs) -> anyhow::Result<u8> {
     } else if summary.errors > 0
         || !summary.oracle_errors.is_empty()
         || summary.stopped_early.is_some()
+        || summary.output_error.is_some()
     {
         EXIT_TOOL_ERRORS
     } else {
@@ -204,6 +206,9 @@ fn print_summary(s: &RunSummary) {
     }
     for (oracle, n) in &s.oracle_errors {
         out!("  oracle `{oracle}` failed in {n} cases; the other oracles' verdicts stand");
+    }
+    if let Some(what) = &s.output_error {
+        eprintln!("error: the run's output is incomplete: {what}");
     }
     if let Some(why) = &s.stopped_early {
         out!("  stopped early: {why}");

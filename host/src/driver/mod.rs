@@ -140,6 +140,26 @@ pub fn redact_url(url: &str) -> String {
             if u.password().is_some() {
                 let _ = u.set_password(Some("***"));
             }
+            // Drivers also take the password as a query parameter
+            // (`?password=…`, libpq's `sslpassword`).
+            let secret = |key: &str| {
+                let key = key.to_ascii_lowercase();
+                key.contains("password") || key == "pass" || key == "pwd"
+            };
+            if u.query_pairs().any(|(k, _)| secret(&k)) {
+                let pairs: Vec<(String, String)> = u
+                    .query_pairs()
+                    .map(|(k, v)| {
+                        let v = if secret(&k) {
+                            "***".to_string()
+                        } else {
+                            v.into_owned()
+                        };
+                        (k.into_owned(), v)
+                    })
+                    .collect();
+                u.query_pairs_mut().clear().extend_pairs(pairs);
+            }
             u.to_string()
         }
         // Not a URL: do not echo it at all, it may be a raw secret.
@@ -204,5 +224,11 @@ mod tests {
         );
         assert_eq!(redact_url("postgres://u@h/d"), "postgres://u@h/d");
         assert!(!redact_url("not a url with secret").contains("secret"));
+        let query = redact_url("postgres://u@h/d?sslmode=disable&password=secret&PWD=x2");
+        assert!(
+            !query.contains("secret") && !query.contains("x2"),
+            "{query}"
+        );
+        assert!(query.contains("sslmode=disable"), "{query}");
     }
 }

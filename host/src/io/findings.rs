@@ -94,7 +94,22 @@ pub fn write_finding(run_dir: &Path, input: &FindingInput<'_>) -> std::io::Resul
         input.origin.request.index,
         sanitize(input.origin.oracle)
     ));
-    write_finding_files(&dir, input)?;
+    // Written beside its place and renamed into it, so that a crash half-way
+    // leaves no half-written finding under its final name.
+    let partial = dir.with_file_name(format!(
+        ".{}.partial",
+        dir.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("finding")
+    ));
+    if partial.exists() {
+        std::fs::remove_dir_all(&partial)?;
+    }
+    write_finding_files(&partial, &dir, input)?;
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)?;
+    }
+    std::fs::rename(&partial, &dir)?;
     Ok(dir)
 }
 
@@ -139,7 +154,7 @@ pub fn write_reduction(
     if fresh.exists() {
         std::fs::remove_dir_all(&fresh)?;
     }
-    write_finding_files(&fresh, input)?;
+    write_finding_files(&fresh, &reduced_dir, input)?;
     let report_md = fresh.join("report.md");
     let text = std::fs::read_to_string(&report_md)?;
     let (title, rest) = text.split_once('\n').unwrap_or((&text, ""));
@@ -178,7 +193,13 @@ fn note_reduction(finding_dir: &Path, report: &ReductionReport, kept: bool) -> s
 
 const REDUCTION_HEADING: &str = "\n## Reduction";
 
-fn write_finding_files(dir: &Path, input: &FindingInput<'_>) -> std::io::Result<()> {
+/// Writes a finding's files into `dir`; `shown_as` is the directory the
+/// report names in its commands (where `dir` will be renamed to).
+fn write_finding_files(
+    dir: &Path,
+    shown_as: &Path,
+    input: &FindingInput<'_>,
+) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     std::fs::write(dir.join("generated.json"), json(input.generated)?)?;
     std::fs::write(dir.join("case.json"), json(input.case)?)?;
@@ -203,7 +224,7 @@ fn write_finding_files(dir: &Path, input: &FindingInput<'_>) -> std::io::Result<
     for file in &input.finding.files {
         std::fs::write(dir.join(oracle_file_name(&file.name)), &file.content)?;
     }
-    std::fs::write(dir.join("report.md"), report_md(dir, input))?;
+    std::fs::write(dir.join("report.md"), report_md(shown_as, input))?;
     Ok(())
 }
 

@@ -163,6 +163,9 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     summary.interrupted = shared.interrupted();
     summary.databases = env.created_databases();
     let json = serde_json::to_string_pretty(&summary).unwrap_or_default();
-    let _ = std::fs::write(run_dir.join("summary.json"), json);
+    let path = run_dir.join("summary.json");
+    if let Err(e) = crate::io::write_atomically(&path, json.as_bytes()) {
+        summary.output_error = Some(format!("cannot write {}: {e}", path.display()));
+    }
     Ok(summary)
 }

@@ -63,6 +63,11 @@ pub struct RunSummary {
     /// What the executed cases exercised: a run that never blocks or aborts
     /// tests little.
     pub exercised: Exercised,
+    /// The run's own output could not be written (a full disk, a removed
+    /// directory): what failed. Not in `summary.json` itself when that is
+    /// what failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_error: Option<String>,
 }
 
 /// What became of one pattern's cases. Each case counts in one of
