@@ -30,19 +30,15 @@ pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result
 }
 
 #[cfg(test)]
-mod tests {
-    use super::write_atomically;
-
-    #[test]
-    fn an_atomic_write_replaces_the_file_or_fails_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("summary.json");
-        write_atomically(&path, b"old").unwrap();
-        write_atomically(&path, b"new").unwrap();
-        assert_eq!(std::fs::read(&path).unwrap(), b"new");
-        // Nowhere to write: an error, and nothing left behind.
-        let gone = dir.path().join("gone").join("summary.json");
-        assert!(write_atomically(&gone, b"x").is_err());
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-    }
+#[test]
+fn an_atomic_write_replaces_the_file_or_fails_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("summary.json");
+    write_atomically(&path, b"old").unwrap();
+    write_atomically(&path, b"new").unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), b"new");
+    // Nowhere to write: an error, and nothing left behind.
+    let gone = dir.path().join("gone").join("summary.json");
+    assert!(write_atomically(&gone, b"x").is_err());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }
