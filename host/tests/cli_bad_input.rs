@@ -77,11 +77,17 @@ fn options_that_would_be_ignored_are_refused() {
 /// `txlab run` of the shipped PostgreSQL pipeline against `url`: what it
 /// printed, after checking it exited 2.
 fn refused_on(url: &str) -> String {
+    refused_with("configs/postgres.toml", url)
+}
+
+/// `txlab run` of a shipped pipeline against `url`: what it printed, after
+/// checking it exited 2.
+fn refused_with(pipeline: &str, url: &str) -> String {
     let env = Env::new(&[]);
     let out = env.out();
     let o = env.txlab(&[
         "run",
-        "configs/postgres.toml",
+        pipeline,
         "--cases",
         "1",
         "--url",
@@ -115,6 +121,38 @@ fn a_postgres_connection_error_says_its_cause() {
         let text = refused_on(url.as_str());
         assert!(
             text.contains("role \"txlab_no_such_role\" does not exist"),
+            "{text}"
+        );
+    }
+}
+
+/// A port whose server never answers (a frozen server, or a PostgreSQL
+/// port given a `mysql://` URL: both sides wait for the other to speak
+/// first) is given up after the connection deadline with a clear line, for
+/// either driver, instead of holding the run silent forever.
+#[test]
+fn a_server_that_never_answers_is_given_up() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    for (pipeline, url) in [
+        (
+            "configs/mariadb.toml",
+            format!("mysql://root@127.0.0.1:{port}"),
+        ),
+        (
+            "configs/postgres.toml",
+            format!("postgres://root@127.0.0.1:{port}/postgres"),
+        ),
+    ] {
+        let text = refused_with(pipeline, &url);
+        assert!(
+            text.contains("did not complete the connection handshake within 10 s"),
             "{text}"
         );
     }

@@ -133,6 +133,29 @@ pub struct Timeouts {
     pub lock_wait: Duration,
 }
 
+/// How long connecting, the server's handshake included, may take before
+/// the server counts as not answering: a frozen server, or a port where a
+/// server of another protocol waits for the client to speak first, would
+/// otherwise hold a run silent forever.
+pub const CONNECT_DEADLINE: Duration = Duration::from_secs(10);
+
+/// `connect` (a connection attempt) cut off at [`CONNECT_DEADLINE`].
+pub(crate) async fn within_connect_deadline<T>(
+    target: &str,
+    connect: impl std::future::Future<Output = Result<T, DriverError>>,
+) -> Result<T, DriverError> {
+    match tokio::time::timeout(CONNECT_DEADLINE, connect).await {
+        Ok(result) => result,
+        Err(_) => Err(DriverError::Connect {
+            target: target.to_string(),
+            reason: format!(
+                "the server did not complete the connection handshake within {} s (is it frozen, or does the port belong to a server of another kind?)",
+                CONNECT_DEADLINE.as_secs()
+            ),
+        }),
+    }
+}
+
 /// A URL with its password replaced, for anything a user may see.
 pub fn redact_url(url: &str) -> String {
     match url::Url::parse(url) {

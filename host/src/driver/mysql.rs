@@ -49,12 +49,15 @@ impl MysqlDriver {
     }
 
     async fn conn(&self) -> Result<Conn, DriverError> {
-        Conn::new(self.opts.clone())
-            .await
-            .map_err(|e| DriverError::Connect {
-                target: self.url.clone(),
-                reason: e.to_string(),
-            })
+        super::within_connect_deadline(&self.url, async {
+            Conn::new(self.opts.clone())
+                .await
+                .map_err(|e| DriverError::Connect {
+                    target: self.url.clone(),
+                    reason: e.to_string(),
+                })
+        })
+        .await
     }
 }
 

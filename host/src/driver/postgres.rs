@@ -39,12 +39,15 @@ impl PostgresDriver {
     }
 
     async fn client(&self) -> Result<Client, DriverError> {
-        let (client, connection) = tokio_postgres::connect(&self.conninfo, NoTls)
-            .await
-            .map_err(|e| DriverError::Connect {
-                target: self.url.clone(),
-                reason: error_text(&e),
-            })?;
+        let (client, connection) = super::within_connect_deadline(&self.url, async {
+            tokio_postgres::connect(&self.conninfo, NoTls)
+                .await
+                .map_err(|e| DriverError::Connect {
+                    target: self.url.clone(),
+                    reason: error_text(&e),
+                })
+        })
+        .await?;
         // The connection future drives the socket; it ends when the client drops.
         tokio::spawn(async move {
             let _ = connection.await;

@@ -173,21 +173,29 @@ impl ServerDatabases {
         let opts = mysql_async::OptsBuilder::from_opts(opts)
             .db_name(None::<String>)
             .prefer_socket(false);
-        mysql_async::Conn::new(opts)
-            .await
-            .map_err(|e| DriverError::Connect {
-                target: self.redacted_url(),
-                reason: e.to_string(),
-            })
+        let target = self.redacted_url();
+        crate::driver::within_connect_deadline(&target, async {
+            mysql_async::Conn::new(opts)
+                .await
+                .map_err(|e| DriverError::Connect {
+                    target: target.clone(),
+                    reason: e.to_string(),
+                })
+        })
+        .await
     }
 
     async fn postgres_admin(&self) -> Result<tokio_postgres::Client, DriverError> {
-        let (client, connection) = tokio_postgres::connect(&self.url, tokio_postgres::NoTls)
-            .await
-            .map_err(|e| DriverError::Connect {
-                target: self.redacted_url(),
-                reason: crate::driver::postgres_error_text(&e),
-            })?;
+        let target = self.redacted_url();
+        let (client, connection) = crate::driver::within_connect_deadline(&target, async {
+            tokio_postgres::connect(&self.url, tokio_postgres::NoTls)
+                .await
+                .map_err(|e| DriverError::Connect {
+                    target: target.clone(),
+                    reason: crate::driver::postgres_error_text(&e),
+                })
+        })
+        .await?;
         tokio::spawn(async move {
             let _ = connection.await;
         });
