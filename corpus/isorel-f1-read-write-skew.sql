@@ -9,13 +9,13 @@
 -- expect mariadb txcheck: vendor-permitted did not do what its before-write read
 -- expect mariadb errors: pass
 -- expect postgres troc: undecided outside the model
--- expect postgres wss: undecided may be permitted at repeatable-read
+-- expect postgres wss: vendor-permitted a write missed a change after its snapshot
 -- expect postgres isorel: pass
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
 -- note: MariaDB 10.11.19 allows it (T1's UPDATE is a current read and sees r5): isorel names it G-single (read-write skew), the cycle having one
 --   anti-dependency (the digest's G2-item label is the paper's wording), vendor-permitted; txcheck sees the UPDATE write a row its snapshot
---   lacked. On PostgreSQL T1's UPDATE uses its snapshot and updates nothing: no cycle; wss is undecided (a serial run would update r5).
+--   lacked. On PostgreSQL T1's UPDATE uses its snapshot and updates nothing: no cycle; wss names a vendor-permitted write that missed a change after its snapshot (a serial run would update r5).
 -- note: session S1 runs the paper's T1, then T3; txlab numbers them T1 and T2, and the paper's T2 (session S2) is T3.
 CREATE TABLE t1 (c1 INT, c2 INT);
 CREATE TABLE t2 (c1 INT, c2 INT);

@@ -4,12 +4,12 @@
 -- reported on: MariaDB 10.5.12
 -- isolation: T1 read-committed, T2 read-committed
 -- expect mariadb troc: vendor-permitted semi-consistent read
--- expect mariadb wss: undecided may be permitted at read-committed
+-- expect mariadb wss: vendor-permitted semi-consistent read
 -- expect mariadb isorel: pass
 -- expect mariadb txcheck: pass
 -- expect mariadb errors: pass
 -- expect postgres troc: vendor-permitted re-check after a wait
--- expect postgres wss: undecided may be permitted at read-committed
+-- expect postgres wss: vendor-permitted re-check after a wait
 -- expect postgres isorel: pass
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass

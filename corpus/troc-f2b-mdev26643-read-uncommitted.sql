@@ -4,12 +4,12 @@
 -- reported on: MariaDB 10.5.12 (READ UNCOMMITTED and READ COMMITTED)
 -- isolation: T1 read-uncommitted, T2 read-uncommitted
 -- expect mariadb troc: vendor-permitted semi-consistent read
--- expect mariadb wss: undecided may be permitted at read-uncommitted
+-- expect mariadb wss: vendor-permitted semi-consistent read
 -- expect mariadb isorel: pass
 -- expect mariadb txcheck: undecided where dirty reads are impossible
 -- expect mariadb errors: pass
 -- expect postgres troc: vendor-permitted re-check after a wait
--- expect postgres wss: undecided may be permitted at read-uncommitted
+-- expect postgres wss: vendor-permitted re-check after a wait
 -- expect postgres isorel: pass
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass

@@ -9,12 +9,12 @@
 -- expect mariadb txcheck: vendor-permitted did not do what its before-write read
 -- expect mariadb errors: pass
 -- expect postgres troc: pass
--- expect postgres wss: undecided may be permitted at repeatable-read
+-- expect postgres wss: vendor-permitted a write missed a change after its snapshot
 -- expect postgres isorel: pass
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
 -- note: MariaDB 10.11.19 shows the report's outcome (T1's last read lacks (10, 2), which its own UPDATE matched with the same value): the
---   MDEV-26642 family, vendor-permitted. On PostgreSQL T1's UPDATE does not see the row inserted after its snapshot; wss is undecided
+--   MDEV-26642 family, vendor-permitted. On PostgreSQL T1's UPDATE does not see the row inserted after its snapshot; wss names it a vendor-permitted write that missed a change after its snapshot
 --   (no predicate conflicts at REPEATABLE READ).
 CREATE TABLE t (c1 INT, c2 INT);
 INSERT INTO t (c1, c2) VALUES (0, 0), (1, 1);

@@ -4,7 +4,7 @@
 -- reported on: MariaDB 10.5.12
 -- isolation: T1 read-committed, T2 read-committed
 -- expect mariadb troc: finding inconsistent affected-row count
--- expect mariadb wss: undecided may be permitted at read-committed
+-- expect mariadb wss: vendor-permitted phantom behind a wait
 -- expect mariadb isorel: pass
 -- expect mariadb txcheck: pass
 -- expect mariadb errors: pass
@@ -14,8 +14,8 @@
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
 -- note: The Troc artifact marks MDEV-27992 fixed upstream, yet MariaDB 10.11.19 still shows it at READ COMMITTED: T2's DELETE waits, then
---   deletes nothing, and the row (3) survives. troc reports it as a finding, as the source does. wss is undecided: it puts the difference
---   down to READ COMMITTED's semi-consistent writes, which InnoDB applies to UPDATE, not to DELETE (see corpus/README.md, open points).
+--   deletes nothing, and the row (3) survives. troc reports it as a finding, as the source does. wss calls it vendor-permitted: it puts the difference
+--   down to the DELETE's wait at READ COMMITTED (no gap locks) without deriving the rows InnoDB's rule gives; troc does (see corpus/README.md, open points).
 --   PostgreSQL deletes the row after the wait: pass.
 CREATE TABLE t (c1 INT PRIMARY KEY);
 INSERT INTO t (c1) VALUES (8);

@@ -4,7 +4,7 @@
 -- reported on: MariaDB 10.11.19
 -- isolation: T1 read-committed, T2 read-committed
 -- expect mariadb troc: finding inconsistent affected-row count
--- expect mariadb wss: undecided may be permitted at read-committed
+-- expect mariadb wss: vendor-permitted semi-consistent read
 -- expect mariadb isorel: pass
 -- expect mariadb txcheck: pass
 -- expect mariadb errors: pass
@@ -14,7 +14,7 @@
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
 -- note: Reproduces on MariaDB 10.11.19 every run: T2's UPDATE waits, then updates nothing; run serially either way the row ends (21, FALSE).
---   troc reports it as a finding under either reading of a wait. wss is undecided (READ COMMITTED, semi-consistent writes). PostgreSQL updates the row: pass.
+--   troc reports it as a finding under either reading of a wait. wss calls it vendor-permitted (READ COMMITTED, semi-consistent read: it does not derive the rows the rule gives, troc does). PostgreSQL updates the row: pass.
 CREATE TABLE t0 (c0 INT NOT NULL, c2 BOOLEAN NOT NULL, PRIMARY KEY (c0));
 INSERT INTO t0 (c0, c2) VALUES (22, TRUE);
 

@@ -9,12 +9,12 @@
 -- expect mariadb txcheck: pass
 -- expect mariadb errors: pass
 -- expect postgres troc: pass
--- expect postgres wss: undecided may be permitted at read-committed
+-- expect postgres wss: vendor-permitted a write missed an uncommitted change
 -- expect postgres isorel: pass
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
 -- note: MariaDB 10.11.19: the DELETE waits and deletes the row, as the paper reports. PostgreSQL's DELETE does not wait for a row its
---   snapshot lacks and deletes nothing (documented, transaction-iso.html): wss undecided at READ COMMITTED.
+--   snapshot lacks and deletes nothing (documented, transaction-iso.html): wss vendor-permitted at READ COMMITTED (no predicate lock).
 CREATE TABLE t (c1 DOUBLE);
 INSERT INTO t (c1) VALUES (1.0);
 

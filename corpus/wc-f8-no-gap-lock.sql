@@ -4,16 +4,16 @@
 -- reported on: TiDB 6.6.0
 -- isolation: T1 read-committed, T2 read-committed
 -- expect mariadb troc: pass
--- expect mariadb wss: undecided may be permitted at read-committed
+-- expect mariadb wss: vendor-permitted a write missed an uncommitted change
 -- expect mariadb isorel: pass
 -- expect mariadb txcheck: pass
 -- expect mariadb errors: pass
 -- expect postgres troc: pass
--- expect postgres wss: undecided may be permitted at read-committed
+-- expect postgres wss: vendor-permitted a write missed an uncommitted change
 -- expect postgres isorel: pass
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
--- note: WriteCheck's false positive: no gap locks at READ COMMITTED, so T2's INSERT goes through on both servers; wss is undecided there.
+-- note: WriteCheck's false positive: no gap locks at READ COMMITTED, so T2's INSERT goes through on both servers; wss names it a vendor-permitted anomaly there (no predicate lock).
 CREATE TABLE t (c1 INT);
 INSERT INTO t (c1) VALUES (3);
 

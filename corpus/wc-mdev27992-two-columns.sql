@@ -4,7 +4,7 @@
 -- reported on: MariaDB 10.5.12 (READ UNCOMMITTED and READ COMMITTED)
 -- isolation: T1 read-committed, T2 read-committed
 -- expect mariadb troc: finding inconsistent affected-row count
--- expect mariadb wss: undecided may be permitted at read-committed
+-- expect mariadb wss: vendor-permitted phantom behind a wait
 -- expect mariadb isorel: pass
 -- expect mariadb txcheck: pass
 -- expect mariadb errors: pass
@@ -13,7 +13,7 @@
 -- expect postgres isorel: pass
 -- expect postgres txcheck: pass
 -- expect postgres errors: pass
--- note: As troc-f6-mdev27992: a finding of troc on MariaDB 10.11.19, wss undecided at READ COMMITTED; PostgreSQL passes.
+-- note: As troc-f6-mdev27992: a finding of troc on MariaDB 10.11.19, wss vendor-permitted at READ COMMITTED; PostgreSQL passes.
 CREATE TABLE t (c1 INT PRIMARY KEY, c2 INT);
 INSERT INTO t (c1) VALUES (8);
 

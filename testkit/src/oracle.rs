@@ -33,6 +33,17 @@ pub fn expect_finding(verdict: Verdict) -> Finding {
     }
 }
 
+/// The anomaly of a vendor-permitted `verdict`.
+///
+/// # Panics
+/// When the verdict is anything else.
+pub fn expect_vendor_permitted(verdict: Verdict) -> Finding {
+    match verdict {
+        Verdict::VendorPermitted(f) => f,
+        other => panic!("expected a vendor-permitted anomaly, got {other:?}"),
+    }
+}
+
 /// The reason of an undecided `verdict`.
 ///
 /// # Panics

@@ -4,6 +4,8 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use txlab_plugin_api::prelude::*;
 
+pub use txlab_history::verdict::FindingsFrom;
+
 /// Every option at its default, as shown by `txlab plugins show`.
 pub const DEFAULT_CONFIG: &str = r#"# Which WriteCheck checks to run, each against the serial run in FCRFS order
 # (first commit/rollback first scheduled):
@@ -19,10 +21,16 @@ compare_write_outcomes = true
 # Also compare the affected-row counts of writes that succeeded in both runs.
 compare_affected_rows = true
 
-# Report differences at isolation levels whose documented semantics do not check
-# every write conflict (semi-consistent writes, no predicate conflicts) as
-# findings instead of undecided. WriteCheck (section 6.4) shows such differences
-# are permitted by the vendors, so these findings may be false alarms.
+# Which model turns a difference into a finding. At levels whose documented
+# semantics do not check every write conflict (semi-consistent writes, no
+# predicate locks; WriteCheck section 6.4), a difference that involves a write
+# the level's rule let miss another transaction's change is a vendor-permitted
+# anomaly under "vendor" (written under anomalies/ and counted) and a finding
+# under "standard"; a difference no such write explains is a finding either way.
+findings = "vendor"
+
+# The older name of findings = "standard": true reports every difference at a
+# weak level as a finding.
 report_weak_levels = false
 
 # Where every transaction runs at a level the dialect declares serializable in
@@ -76,6 +84,7 @@ pub struct WssConfig {
     pub variants: Vec<Variant>,
     pub compare_write_outcomes: bool,
     pub compare_affected_rows: bool,
+    pub findings: FindingsFrom,
     pub report_weak_levels: bool,
     pub search_serial_orders: bool,
     pub max_serial_orders: usize,
@@ -87,6 +96,7 @@ impl Default for WssConfig {
             variants: vec![Variant::Tx, Variant::Stmt],
             compare_write_outcomes: true,
             compare_affected_rows: true,
+            findings: FindingsFrom::Vendor,
             report_weak_levels: false,
             search_serial_orders: true,
             max_serial_orders: 120,
@@ -95,6 +105,15 @@ impl Default for WssConfig {
 }
 
 impl WssConfig {
+    /// Which model makes a difference a finding, the older key included.
+    pub fn findings_from(&self) -> FindingsFrom {
+        if self.report_weak_levels {
+            FindingsFrom::Standard
+        } else {
+            self.findings
+        }
+    }
+
     /// Checks what serde cannot: at least one variant, none twice.
     pub fn validate(&self) -> Result<(), PluginError> {
         if self.variants.is_empty() {

@@ -15,6 +15,7 @@ pub mod orders;
 pub mod replay;
 pub mod report;
 pub mod schedule;
+pub mod weak;
 
 pub use config::{Variant, WssConfig, DEFAULT_CONFIG};
 

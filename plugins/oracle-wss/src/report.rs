@@ -2,9 +2,10 @@
 //! documented semantics permit them.
 
 use crate::compare::{Differences, OutcomeDiff, OutcomeDiffKind, TableDiff};
-use crate::config::{Variant, WssConfig};
+use crate::config::{FindingsFrom, Variant, WssConfig};
 use crate::replay::Replay;
 use crate::schedule::SerialTxn;
+use crate::weak;
 use serde_json::json;
 use txlab_plugin_api::prelude::*;
 
@@ -40,24 +41,39 @@ pub fn involved_levels(case: &TestCase) -> Vec<IsolationLevel> {
     levels
 }
 
-/// A level at which the vendor may permit a WSS difference, and why.
+/// A level at which WriteCheck's Assumption 1 does not hold, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Permission {
+pub struct Weakness {
     pub level: IsolationLevel,
     pub why: String,
+    /// The level is described and its weakness is a documented rule for the
+    /// rows a write sees (semi-consistent reads, no predicate locks, the
+    /// rule after a wait), which a run shows at work or not
+    /// ([`crate::weak`]). False for a level the dialect does not describe,
+    /// and for one whose serial order need not be the commit order.
+    pub rule_based: bool,
+}
+
+impl Weakness {
+    pub fn by_rule(&self) -> bool {
+        self.rule_based
+    }
 }
 
 /// Why differences at `levels` may be permitted by the vendor (WriteCheck §6.4):
 /// one entry per level that is not described or does not check every write
 /// conflict. Empty when Assumption 1 holds at every level.
-pub fn permissions(dialect: &DialectInfo, levels: &[IsolationLevel]) -> Vec<Permission> {
+pub fn weaknesses(dialect: &DialectInfo, levels: &[IsolationLevel]) -> Vec<Weakness> {
     levels
         .iter()
         .filter_map(|&level| {
-            let why = match dialect.level(level) {
-                None => format!(
-                    "the dialect `{}` does not describe {level}, so it is unknown whether that level checks every write conflict",
-                    dialect.name
+            let (why, rule_based) = match dialect.level(level) {
+                None => (
+                    format!(
+                        "the dialect `{}` does not describe {level}, so it is unknown whether that level checks every write conflict",
+                        dialect.name
+                    ),
+                    false,
                 ),
                 Some(semantics) if !semantics.writes_serialize_in_commit_order() => {
                     let mut traits = Vec::new();
@@ -79,49 +95,80 @@ pub fn permissions(dialect: &DialectInfo, levels: &[IsolationLevel]) -> Vec<Perm
                              isolation may place a transaction before one that committed earlier)",
                         );
                     }
-                    format!("{} at {level} has {}", dialect.name, traits.join(" and "))
+                    (
+                        format!("{} at {level} has {}", dialect.name, traits.join(" and ")),
+                        semantics.serial_order == SerialOrder::CommitOrder,
+                    )
                 }
                 Some(_) => return None,
             };
-            Some(Permission { level, why })
+            Some(Weakness {
+                level,
+                why,
+                rule_based,
+            })
         })
         .collect()
 }
 
-fn whys(permitted: &[Permission]) -> String {
-    permitted
-        .iter()
+fn whys(weak: &[Weakness]) -> String {
+    weak.iter()
         .map(|p| p.why.as_str())
         .collect::<Vec<_>>()
         .join("; ")
 }
 
 pub fn verdict(j: &Judgement<'_>) -> Verdict {
-    let permitted = permissions(j.dialect, &involved_levels(j.case));
-    if !permitted.is_empty() && !j.config.report_weak_levels {
-        let levels: Vec<&str> = permitted.iter().map(|p| p.level.name()).collect();
+    let weak = weaknesses(j.dialect, &involved_levels(j.case));
+    let standard = j.config.findings_from() == FindingsFrom::Standard;
+    if weak.is_empty() {
+        return Verdict::Finding(finding(j, &weak, None));
+    }
+    if !weak.iter().all(Weakness::by_rule) {
+        if standard {
+            return Verdict::Finding(finding(j, &weak, None));
+        }
+        let levels: Vec<&str> = weak.iter().map(|p| p.level.name()).collect();
         // The summary groups undecided cases by the text before the first colon,
         // so it names the levels and nothing case-specific.
         return Verdict::Undecided {
             reason: format!(
                 "the difference may be permitted at {}: {}, but {}. WriteCheck (PVLDB 18(8) 2025, \
                  section 6.4) shows that vendors permit such differences where its Assumption 1 does not \
-                 hold, so they are not reported; set report_weak_levels = true to report them",
+                 hold, and the oracle has no rule of the level to check it against",
                 levels.join(", "),
                 summary(j.results),
-                whys(&permitted)
+                whys(&weak)
             ),
         };
     }
-    Verdict::Finding(Finding {
+    let exposures = weak::exposures(j.case, j.history, j.dialect, &weak);
+    let differences: Vec<&Differences> = j.results.iter().map(|r| &r.differences).collect();
+    let explanation = weak::explain(j.case, &differences, &exposures);
+    let mut f = finding(j, &weak, Some(&explanation));
+    if !explanation.unexplained.is_empty() || standard {
+        return Verdict::Finding(f);
+    }
+    let rules: Vec<&str> = explanation.rules().iter().map(|r| r.name()).collect();
+    f.title = format!(
+        "{} ({})",
+        f.title.replace(" violation:", " difference:"),
+        rules.join(", ")
+    );
+    f.signature = format!("WSS difference by a vendor rule: {}", rules.join(", "));
+    Verdict::VendorPermitted(f)
+}
+
+fn finding(j: &Judgement<'_>, weak: &[Weakness], explained: Option<&weak::Explanation>) -> Finding {
+    Finding {
         signature: String::new(),
         title: title(j.results),
         model: MODEL.into(),
         assumed_semantics: assumed_semantics(j),
-        explanation: explanation(j, &permitted),
-        evidence: evidence(j, &permitted),
+        explanation: explanation(j, weak, explained),
+        evidence: evidence(j, weak, explained),
         files: Vec::new(),
-    })
+    }
 }
 
 fn names(results: &[&VariantResult]) -> String {
@@ -274,7 +321,11 @@ fn outcome_markdown(case: &TestCase, diff: &OutcomeDiff) -> String {
     )
 }
 
-fn explanation(j: &Judgement<'_>, permitted: &[Permission]) -> String {
+fn explanation(
+    j: &Judgement<'_>,
+    weak: &[Weakness],
+    explained: Option<&weak::Explanation>,
+) -> String {
     let mut md = String::from(
         "The concurrent run does not have the effect of the serial run of its transactions in FCRFS order, \
          where each transaction takes its place at the statement that ended it (its COMMIT, ROLLBACK or \
@@ -312,12 +363,14 @@ fn explanation(j: &Judgement<'_>, permitted: &[Permission]) -> String {
             md.push('\n');
         }
     }
-    if !permitted.is_empty() {
-        md.push_str(&format!(
+    match explained {
+        None if !weak.is_empty() => md.push_str(&format!(
             "> **Possibly permitted by the vendor:** {}. WriteCheck (section 6.4) reports such differences as \
-             false positives; this finding is reported because `report_weak_levels = true`.\n",
-            whys(permitted)
-        ));
+             false positives; this is a finding because `findings = \"standard\"`.\n",
+            whys(weak)
+        )),
+        None => {}
+        Some(e) => md.push_str(&rules_markdown(j, weak, e)),
     }
     md
 }
@@ -331,7 +384,44 @@ fn outcome_json(diff: &OutcomeDiff) -> serde_json::Value {
     })
 }
 
-fn evidence(j: &Judgement<'_>, permitted: &[Permission]) -> serde_json::Value {
+/// What the vendor's rules explain of the differences, and what they do not.
+fn rules_markdown(j: &Judgement<'_>, weak: &[Weakness], e: &weak::Explanation) -> String {
+    let mut md = format!(
+        "### The vendor's rules\n\nWriteCheck's Assumption 1 does not hold at every level of this run: {}.\n\n",
+        whys(weak)
+    );
+    if !e.used.is_empty() {
+        md.push_str("Writes the level's rules let miss another transaction's change:\n");
+        for x in &e.used {
+            md.push_str(&format!("- {}\n", x.describe(j.case, j.dialect)));
+        }
+        md.push('\n');
+    }
+    if e.unexplained.is_empty() {
+        md.push_str(
+            "Every difference involves such a write, so the run shows the vendor's documented rule at work: \
+             a vendor-permitted anomaly. The oracle puts the difference down to the rule because the write \
+             ran under it; it does not derive the rows the rule gives (the `troc` oracle does, for two \
+             transactions on one table).\n",
+        );
+    } else {
+        md.push_str("**Not explained by the vendor's rules:**\n");
+        for line in &e.unexplained {
+            md.push_str(&format!("- {line}\n"));
+        }
+        md.push_str(
+            "\nNo documented rule of the levels lets a write miss a change here, so the difference \
+             violates the vendor's semantics too.\n",
+        );
+    }
+    md
+}
+
+fn evidence(
+    j: &Judgement<'_>,
+    weak: &[Weakness],
+    explained: Option<&weak::Explanation>,
+) -> serde_json::Value {
     let variants: Vec<serde_json::Value> = j
         .results
         .iter()
@@ -357,7 +447,12 @@ fn evidence(j: &Judgement<'_>, permitted: &[Permission]) -> serde_json::Value {
         })).collect::<Vec<_>>(),
         "concurrent_state": j.concurrent_state,
         "variants": variants,
-        "permissible_because": permitted.iter().map(|p| json!({
+        "explained_by": explained.map(|e| json!({
+            "rules": e.rules(),
+            "writes": e.used,
+            "unexplained": e.unexplained,
+        })),
+        "permissible_because": weak.iter().map(|p| json!({
             "level": p.level,
             "why": p.why,
         })).collect::<Vec<_>>(),

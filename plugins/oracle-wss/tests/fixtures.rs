@@ -249,59 +249,132 @@ fn mariadb_like() -> DialectInfo {
 }
 
 #[test]
-fn mdev_26687_semi_consistent_read_is_undecided_at_read_committed() {
+fn mdev_26687_semi_consistent_read_is_vendor_permitted_at_read_committed() {
     let (case, history) = mdev_26687_rc_run();
-    let reason = expect_undecided(check(&mut oracle_with("", mariadb_like()), &case, &history));
+    let anomaly =
+        expect_vendor_permitted(check(&mut oracle_with("", mariadb_like()), &case, &history));
+    assert_eq!(
+        anomaly.title,
+        "tx-WSS and stmt-WSS difference: the final state differs from the serial run in commit order \
+         (semi-consistent read)"
+    );
+    assert_eq!(
+        anomaly.signature,
+        "WSS difference by a vendor rule: semi-consistent read"
+    );
+    assert_eq!(
+        anomaly.evidence["explained_by"]["rules"],
+        serde_json::json!(["semi_consistent_read"])
+    );
+    // s2's UPDATE evaluated its rows while s1's UPDATE was not committed.
+    let writes = anomaly.evidence["explained_by"]["writes"]
+        .as_array()
+        .unwrap();
+    assert_eq!(writes.len(), 1, "{writes:?}");
+    assert_eq!(writes[0]["write"], "T2.2");
+    assert_eq!(writes[0]["other_write"], "T1.2");
     assert!(
-        reason.contains("testdb at read-committed has semi-consistent writes"),
-        "{reason}"
+        anomaly.explanation.contains(
+            "`T2.2` (UPDATE) on `t` evaluated its rows while the changes of T1 (`T1.2`, UPDATE) were not in its sight"
+        ),
+        "{}",
+        anomaly.explanation
     );
     assert!(
-        reason.contains("no predicate conflicts on writes"),
-        "{reason}"
+        anomaly.explanation.contains("a vendor-permitted anomaly"),
+        "{}",
+        anomaly.explanation
     );
-    assert!(reason.contains("section 6.4"), "{reason}");
-    assert!(
-        reason.contains("tx-WSS: the final state differs in `t`"),
-        "{reason}"
-    );
+    assert!(anomaly.model.contains("write-specific serializability"));
 }
 
 #[test]
 fn mdev_26687_is_a_finding_when_weak_levels_are_reported() {
     let (case, history) = mdev_26687_rc_run();
-    let mut oracle = oracle_with(r#"{"report_weak_levels": true}"#, mariadb_like());
-    let finding = expect_finding(check(&mut oracle, &case, &history));
+    for config in [
+        r#"{"report_weak_levels": true}"#,
+        r#"{"findings": "standard"}"#,
+    ] {
+        let mut oracle = oracle_with(config, mariadb_like());
+        let finding = expect_finding(check(&mut oracle, &case, &history));
+        assert!(
+            finding.title.contains("violation: the final state differs"),
+            "{}",
+            finding.title
+        );
+        assert!(
+            finding.explanation.contains("### The vendor's rules"),
+            "{}",
+            finding.explanation
+        );
+        assert!(
+            finding.explanation.contains("semi-consistent writes"),
+            "{}",
+            finding.explanation
+        );
+        assert!(
+            finding
+                .assumed_semantics
+                .contains("semi-consistent writes yes"),
+            "{}",
+            finding.assumed_semantics
+        );
+        assert_eq!(
+            finding.evidence["permissible_because"]
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+}
+
+/// MDEV-26687's statements, one transaction after the other: no write ran
+/// while the other transaction's change was uncommitted, so a lost effect
+/// is a finding at READ COMMITTED too.
+#[test]
+fn a_difference_no_concurrent_write_explains_is_a_finding_at_a_weak_level() {
+    let (t, case) = mdev_26687(RC);
+    let order = [0, 0, 0, 1, 1, 1];
+    let case = TestCase {
+        submitted_order: refs(&case.transactions, &order),
+        ..case
+    };
+    let history = history(
+        &case,
+        &order,
+        vec![
+            (StatementRef::new(0, 1), affected(3)),
+            (StatementRef::new(1, 1), affected(0)),
+        ],
+        vec![TxnEnd::Committed, TxnEnd::Committed],
+        state(
+            &t,
+            vec![
+                vec![int(10), int(1)],
+                vec![int(10), int(2)],
+                vec![int(10), int(3)],
+            ],
+        ),
+    );
+    let finding = expect_finding(check(&mut oracle_with("", mariadb_like()), &case, &history));
     assert!(
-        finding.title.contains("final state differs"),
+        finding
+            .explanation
+            .contains("**Not explained by the vendor's rules:**"),
         "{}",
-        finding.title
+        finding.explanation
     );
     assert!(
         finding
             .explanation
-            .contains("**Possibly permitted by the vendor:**"),
+            .contains("table `t` differs, and no write on it missed another transaction's change"),
         "{}",
         finding.explanation
-    );
-    assert!(
-        finding.explanation.contains("semi-consistent writes"),
-        "{}",
-        finding.explanation
-    );
-    assert!(
-        finding
-            .assumed_semantics
-            .contains("semi-consistent writes yes"),
-        "{}",
-        finding.assumed_semantics
     );
     assert_eq!(
-        finding.evidence["permissible_because"]
-            .as_array()
-            .unwrap()
-            .len(),
-        1
+        finding.evidence["explained_by"]["writes"],
+        serde_json::json!([])
     );
 }
 
@@ -326,7 +399,7 @@ fn mdev_26687_blocked_at_repeatable_read_passes() {
 }
 
 #[test]
-fn f7_mysql_semi_consistent_read_is_undecided() {
+fn f7_mysql_semi_consistent_read_is_vendor_permitted() {
     // Listing 5: t(c1 INT, c2 VARCHAR(5)) holding (1,''), (5,'').
     let t = table(
         "t",
@@ -378,12 +451,15 @@ fn f7_mysql_semi_consistent_read_is_undecided() {
         ),
     );
     let mysql_rc = dialect(vec![semantics(RC, true, false)]);
-    let reason = expect_undecided(check(
+    let anomaly = expect_vendor_permitted(check(
         &mut oracle_with("", mysql_rc.clone()),
         &case,
         &history,
     ));
-    assert!(reason.contains("read-committed"), "{reason}");
+    assert_eq!(
+        anomaly.evidence["explained_by"]["rules"],
+        serde_json::json!(["semi_consistent_read"])
+    );
     // With a profile that claims full conflict checking, the same run is a finding.
     let strict = dialect(vec![semantics(RC, false, true)]);
     let finding = expect_finding(check(&mut oracle_with("", strict), &case, &history));
@@ -398,7 +474,7 @@ fn f7_mysql_semi_consistent_read_is_undecided() {
 }
 
 #[test]
-fn f8_tidb_missing_gap_lock_is_undecided() {
+fn f8_tidb_missing_gap_lock_is_vendor_permitted() {
     // Listing 6: t(c1 INT) holding 3; T1 deletes 1..10, T2 inserts 5 and
     // commits, T1 increments everything and commits.
     let t = table("t", &[("c1", ColumnType::Int)], &[]);
@@ -444,12 +520,27 @@ fn f8_tidb_missing_gap_lock_is_undecided() {
         state(&t, vec![vec![int(6)]]),
     );
     let tidb_rc = dialect(vec![semantics(RC, false, false)]);
-    let reason = expect_undecided(check(&mut oracle_with("", tidb_rc), &case, &history));
-    assert!(
-        reason.contains("testdb at read-committed has no predicate conflicts on writes"),
-        "{reason}"
+    let anomaly = expect_vendor_permitted(check(&mut oracle_with("", tidb_rc), &case, &history));
+    // T1's DELETE locked no gap, so T2's INSERT into its range did not wait,
+    // and T2 committed first: the serial run deletes that row too.
+    let writes = anomaly.evidence["explained_by"]["writes"]
+        .as_array()
+        .unwrap();
+    assert_eq!(writes[0]["write"], "T1.2", "{writes:?}");
+    assert_eq!(
+        anomaly.evidence["explained_by"]["rules"],
+        serde_json::json!(["uncommitted_change_not_seen"])
     );
-    assert!(!reason.contains("semi-consistent"), "{reason}");
+    assert!(
+        anomaly.assumed_semantics.contains("read-committed"),
+        "{}",
+        anomaly.assumed_semantics
+    );
+    assert!(
+        !anomaly.title.contains("semi-consistent"),
+        "{}",
+        anomaly.title
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 use txlab_oracle_wss::{WssConfig, WssOracle};
 use txlab_plugin_api::prelude::*;
 use txlab_testkit::concurrent_history;
-pub use txlab_testkit::oracle::{check, expect_finding, expect_undecided};
+pub use txlab_testkit::oracle::{check, expect_finding, expect_undecided, expect_vendor_permitted};
 pub use txlab_testkit::schedule as refs;
 
 pub fn int(i: i64) -> Value {
