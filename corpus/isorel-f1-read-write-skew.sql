@@ -8,6 +8,11 @@
 -- expect mariadb isorel: vendor-permitted G-single (read-write skew)
 -- expect mariadb txcheck: vendor-permitted did not do what its before-write read
 -- expect mariadb errors: pass
+-- expect mariadb-si troc: undecided outside the model
+-- expect mariadb-si wss: pass
+-- expect mariadb-si isorel: pass
+-- expect mariadb-si txcheck: pass
+-- expect mariadb-si errors: pass
 -- expect postgres troc: undecided outside the model
 -- expect postgres wss: vendor-permitted a write missed a change after its snapshot
 -- expect postgres isorel: pass
