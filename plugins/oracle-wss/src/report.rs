@@ -144,7 +144,7 @@ pub fn verdict(j: &Judgement<'_>) -> Verdict {
     }
     let exposures = weak::exposures(j.case, j.history, j.dialect, &weak);
     let differences: Vec<&Differences> = j.results.iter().map(|r| &r.differences).collect();
-    let explanation = weak::explain(j.case, &differences, &exposures);
+    let explanation = weak::explain(j.case, j.history, &differences, &exposures);
     let mut f = finding(j, &weak, Some(&explanation));
     if !explanation.unexplained.is_empty() || standard {
         return Verdict::Finding(f);

@@ -309,10 +309,11 @@ pub fn exposures(
 
 /// Puts each difference down to an exposure: a table that differs to a
 /// write on it that missed a change; a write whose outcome differs to
-/// itself, or to an earlier write of its transaction on the same table
-/// (whose other rows it then found).
+/// itself, or to a write on the same table sent before it replied (of its
+/// own transaction or another), which left that table other rows to act on.
 pub fn explain(
     case: &TestCase,
+    history: &History,
     differences: &[&Differences],
     exposures: &[Exposure],
 ) -> Explanation {
@@ -323,6 +324,8 @@ pub fn explain(
             used.push(e.clone());
         }
     };
+    let sent = |at: StatementRef| times(history, at).map(|(sent, _)| sent);
+    let replied = |at: StatementRef| times(history, at).map(|(_, replied)| replied);
     for d in differences {
         for table in &d.tables {
             let on_table: Vec<&Exposure> = exposures
@@ -344,16 +347,14 @@ pub fn explain(
                 .iter()
                 .filter(|e| {
                     e.write == at
-                        || (e.write.txn() == at.txn()
-                            && e.write.stmt() < at.stmt()
-                            && Some(e.table.as_str()) == table)
+                        || (Some(e.table.as_str()) == table
+                            && matches!((sent(e.write), replied(at)), (Some(s), Some(r)) if s < r))
                 })
                 .collect();
             if behind.is_empty() {
                 let line = format!(
-                    "the outcome of `{at}` ({}) differs, and neither it nor an earlier write of {} on its table missed another transaction's change",
-                    case.kind_name(at),
-                    txn_label(at.txn())
+                    "the outcome of `{at}` ({}) differs, and neither it nor a write on its table before it missed another transaction's change",
+                    case.kind_name(at)
                 );
                 if !unexplained.contains(&line) {
                     unexplained.push(line);

@@ -236,3 +236,79 @@ fn the_snapshot_rule_needs_the_change_to_come_after_the_snapshot() {
         finding.explanation
     );
 }
+
+/// MariaDB's READ COMMITTED as the mysql dialect declares it.
+fn mariadb_rc() -> LevelSemantics {
+    LevelSemantics {
+        snapshot: SnapshotPoint::PerStatement,
+        after_wait: AfterWait::LatestRows,
+        ..semantics(RC, true, false)
+    }
+}
+
+/// From a MariaDB campaign (run seed 2026, case 1064, reduced): T2's UPDATE
+/// ran before T1 inserted the row it would have changed serially; T3,
+/// after both committed, then finds the row as T1 left it, which the serial
+/// run does not. T3's outcome differs only because the table T2's exposed
+/// UPDATE left behind differs: the same rule explains it.
+#[test]
+fn a_later_transaction_that_finds_the_rows_an_exposed_write_left_is_explained() {
+    let t = t();
+    let order = [1, 0, 1, 0, 0, 1, 2, 2, 2];
+    let case = case(
+        vec![t.clone()],
+        vec![rows(&t, vec![])],
+        vec![
+            explicit(
+                RC,
+                vec![insert(
+                    "t",
+                    &["id", "v"],
+                    vec![int(1), int(5)],
+                    OnConflict::Error,
+                )],
+                true,
+            ),
+            explicit(RC, vec![update("t", vec![("v", lit(int(0)))], None)], true),
+            explicit(
+                RC,
+                vec![update(
+                    "t",
+                    vec![("v", lit(int(9)))],
+                    Some(Expr::eq(col("v"), lit(int(5)))),
+                )],
+                false,
+            ),
+        ],
+        &order,
+    );
+    let history = history(
+        &case,
+        &order,
+        vec![
+            (StatementRef::new(1, 1), affected(0)),
+            (StatementRef::new(0, 1), affected(1)),
+            (StatementRef::new(2, 1), affected(1)),
+        ],
+        vec![TxnEnd::Committed, TxnEnd::Committed, TxnEnd::RolledBack],
+        state(&t, vec![vec![int(1), int(5)]]),
+    );
+    let anomaly = expect_vendor_permitted(check(
+        &mut oracle_with("", dialect(vec![mariadb_rc()])),
+        &case,
+        &history,
+    ));
+    assert_eq!(
+        anomaly.evidence["explained_by"]["unexplained"],
+        serde_json::json!([])
+    );
+    let writes = anomaly.evidence["explained_by"]["writes"]
+        .as_array()
+        .unwrap();
+    assert_eq!(writes.len(), 1, "{writes:?}");
+    assert_eq!(writes[0]["write"], "T2.2");
+    // Without T2's exposure (a profile with predicate locks and no
+    // semi-consistent read) nothing explains T3's outcome.
+    let strict = dialect(vec![semantics(RC, false, true)]);
+    expect_finding(check(&mut oracle_with("", strict), &case, &history));
+}
