@@ -1,6 +1,6 @@
 //! `txlab bench`: executor measurements on a pipeline's target.
 
-use super::setup::PipelineSetup;
+use super::setup::{PipelineSetup, ServerArgs};
 use super::{out, Cli, EXIT_CLEAN};
 use std::path::PathBuf;
 
@@ -10,9 +10,8 @@ pub(super) struct BenchArgs {
     /// Blocking samples to take.
     #[arg(long, default_value_t = 200)]
     samples: usize,
-    /// The server to test, as for `run`.
-    #[arg(long)]
-    url: Option<String>,
+    #[command(flatten)]
+    server: ServerArgs,
     /// Also write the report as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -21,7 +20,7 @@ pub(super) struct BenchArgs {
 pub(super) fn run(cli: &Cli, args: &BenchArgs) -> anyhow::Result<u8> {
     let setup = PipelineSetup::load(cli, &args.pipeline)?;
     let resolved = setup.resolve()?;
-    let report = crate::bench::run(&resolved, args.samples.max(1), args.url.as_deref())?;
+    let report = crate::bench::run(&resolved, args.samples.max(1), &args.server.access())?;
     out!("{}", report.render());
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_string_pretty(&report)?)?;

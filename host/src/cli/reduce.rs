@@ -74,7 +74,7 @@ pub(super) fn run(cli: &Cli, args: &ReduceArgs) -> anyhow::Result<u8> {
         .budget
         .over(setup.pipeline.loaded.pipeline.reduce.settings());
     let resolved = setup.resolve()?;
-    let env = Environment::new(&resolved, args.target.url.as_deref())?;
+    let env = Environment::with_access(&resolved, &args.target.server.access())?;
     let mut runner = open_runner(&resolved, &env)?;
     let p = &setup.saved.provenance;
     out!(

@@ -23,7 +23,7 @@ pub(super) fn run(cli: &Cli, args: &ReplayArgs) -> anyhow::Result<u8> {
     let dir = &args.finding;
     let setup = FindingSetup::load(cli, dir, &args.target)?;
     let resolved = setup.resolve()?;
-    let env = Environment::new(&resolved, args.target.url.as_deref())?;
+    let env = Environment::with_access(&resolved, &args.target.server.access())?;
     let mut runner = open_runner(&resolved, &env)?;
     let saved_pace = setup
         .saved
