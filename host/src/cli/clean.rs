@@ -4,7 +4,7 @@
 
 use super::setup::{PipelineSetup, ServerArgs};
 use super::{out, Cli, EXIT_CLEAN, EXIT_SETUP, EXIT_TOOL_ERRORS};
-use crate::driver::{login, redact_url, Login, PasswordSources, ServerKind};
+use crate::driver::{login, redact_url, url_without_password, Login, PasswordSources, ServerKind};
 use crate::setup::{pipeline_target, PipelineTarget};
 use crate::target::clean::{
     drop_database, remove_dir, survey_dir, survey_server, CleanOptions, Found, Removal, Verdict,
@@ -150,7 +150,7 @@ pub(super) fn run(cli: &Cli, args: &CleanArgs) -> anyhow::Result<u8> {
     let runtime = crate::setup::worker_runtime()?;
     let mut tally = Tally::default();
     for s in &servers {
-        let shown = redact_url(&s.login.url);
+        let shown = url_without_password(&s.login.url);
         out!("databases on {shown}:");
         let found = match runtime.block_on(survey_server(s.kind, &s.login.url, &options)) {
             Ok(found) => found,

@@ -99,7 +99,7 @@ impl ServerDatabases {
     /// What this run would leave behind now, with the command that drops it.
     pub fn leftovers(&self) -> Leftovers {
         Leftovers {
-            place: self.redacted_url(),
+            place: url_without_password(&self.url),
             names: self.undropped(),
             command: self.clean_command.clone(),
         }
@@ -111,7 +111,11 @@ impl ServerDatabases {
 
     fn created_one(&self, name: &str) {
         self.registered.call_once(|| {
-            leftovers::register(&self.open, self.redacted_url(), self.clean_command.clone())
+            leftovers::register(
+                &self.open,
+                url_without_password(&self.url),
+                self.clean_command.clone(),
+            )
         });
         self.open.lock().expect("lock").push(name.to_string());
         self.history.lock().expect("lock").push(name.to_string());
