@@ -143,3 +143,12 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
 fn parse_duration(s: &str) -> Result<Duration, humantime::DurationError> {
     humantime::parse_duration(s)
 }
+
+/// A duration argument that must be above zero.
+fn parse_positive_duration(s: &str) -> Result<Duration, String> {
+    match parse_duration(s) {
+        Ok(d) if d.is_zero() => Err("must be above zero".into()),
+        Ok(d) => Ok(d),
+        Err(e) => Err(e.to_string()),
+    }
+}

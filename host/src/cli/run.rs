@@ -2,7 +2,8 @@
 
 use super::setup::{PipelineSetup, ServerArgs};
 use super::{
-    out, parse_duration, Cli, EXIT_CLEAN, EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_TOOL_ERRORS,
+    out, parse_positive_duration, Cli, EXIT_CLEAN, EXIT_FINDINGS, EXIT_INTERRUPTED,
+    EXIT_TOOL_ERRORS,
 };
 use crate::run::{RunOptions, RunSummary};
 use std::path::PathBuf;
@@ -14,10 +15,10 @@ use std::time::Duration;
 pub(super) struct RunArgs {
     pipeline: PathBuf,
     /// Number of cases to run (overrides the pipeline).
-    #[arg(long, conflicts_with = "duration")]
+    #[arg(long, conflicts_with = "duration", value_parser = clap::value_parser!(u64).range(1..))]
     cases: Option<u64>,
     /// Run for this long instead, e.g. 10m or 1h.
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(long, value_parser = parse_positive_duration)]
     duration: Option<Duration>,
     /// The run seed (overrides the pipeline); the same seed gives the same cases.
     #[arg(long)]
