@@ -238,6 +238,13 @@ fn numeric_options_out_of_their_range_are_refused_with_their_key() {
             "tables: at most 16",
         ),
         (
+            // Weights that overflow when summed made every case panic.
+            Box::new(append(
+                "[generator.config]\n[generator.config.weights]\nselect = 4000000000\ninsert = 4000000000",
+            )),
+            "weights: each weight must be between 0 and 1000000, got 4000000000",
+        ),
+        (
             Box::new(append("[oracle.config]\nmax_serial_orders = 0")),
             "max_serial_orders: must be between 1 and 5040",
         ),
