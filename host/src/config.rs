@@ -99,9 +99,11 @@ pub struct TargetSection {
     /// directory that is removed after the run when absent.
     #[serde(default)]
     pub path: Option<PathBuf>,
-    /// The server (`mysql://user:password@host:port`, `postgres://…`) for
-    /// dialects that need one. `--url` and then `TXLAB_MYSQL_URL` /
-    /// `TXLAB_PG_URL` take precedence. txlab creates its own databases there and
+    /// The server (`mysql://user@host:port`, `postgres://…`) for dialects
+    /// that need one. `--url` and then `TXLAB_MYSQL_URL` / `TXLAB_PG_URL` take
+    /// precedence; the password, when the URL has none, comes from
+    /// `--password-file`, the environment or the clients' files
+    /// (`crate::driver::login`). txlab creates its own databases there and
     /// removes them after the run.
     #[serde(default)]
     pub url: Option<String>,

@@ -364,4 +364,8 @@ fn clean_refuses_what_it_cannot_use() {
     let (code, text) = txlab_alone(&["clean", "--url", "mysql://root@127.0.0.1:1"]);
     assert_eq!(code, Some(2), "{text}");
     assert!(text.contains("Connection refused"), "{text}");
+    assert!(
+        text.contains("1 of the places to look at could not be read"),
+        "{text}"
+    );
 }

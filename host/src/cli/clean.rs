@@ -197,6 +197,12 @@ pub(super) fn run(cli: &Cli, args: &CleanArgs) -> anyhow::Result<u8> {
             }
         }
     }
+    if tally.unreachable > 0 {
+        out!(
+            "{} of the places to look at could not be read (see the errors above)",
+            tally.unreachable
+        );
+    }
     if args.drop {
         out!(
             "removed {} of {} left by runs that are no longer alive",
