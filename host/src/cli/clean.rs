@@ -114,9 +114,12 @@ struct Tally {
     unreachable: usize,
 }
 
-fn list(found: &[Found], tally: &mut Tally) {
+fn list(found: &[Found], options: &CleanOptions, tally: &mut Tally) {
     if found.is_empty() {
-        out!("  nothing of txlab's");
+        match &options.run {
+            Some(run) => out!("  nothing of run {run}"),
+            None => out!("  nothing of txlab's"),
+        }
     }
     for f in found {
         out!("  {}: {}", f.name, f.verdict);
@@ -160,7 +163,7 @@ pub(super) fn run(cli: &Cli, args: &CleanArgs) -> anyhow::Result<u8> {
                 continue;
             }
         };
-        list(&found, &mut tally);
+        list(&found, &options, &mut tally);
         if args.drop {
             for f in found
                 .iter()
@@ -186,7 +189,7 @@ pub(super) fn run(cli: &Cli, args: &CleanArgs) -> anyhow::Result<u8> {
             continue;
         }
         out!("run directories in {}:", dir.display());
-        list(&found, &mut tally);
+        list(&found, &options, &mut tally);
         if args.drop {
             for f in found
                 .iter()
