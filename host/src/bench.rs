@@ -8,7 +8,7 @@
 //!   two per-statement times is the executor's own cost.
 
 use crate::executor::ScheduleExecutor;
-use crate::setup::{Environment, Resolved, SetupError};
+use crate::setup::{Environment, Resolved, ServerAccess, SetupError};
 use crate::target::{open_driver, CaseDb};
 use std::time::Instant;
 use txlab_plugin_api::ir::*;
@@ -166,9 +166,9 @@ fn percentile(sorted: &[u64], p: f64) -> u64 {
 pub fn run(
     resolved: &Resolved<'_>,
     samples: usize,
-    url: Option<&str>,
+    server: &ServerAccess,
 ) -> Result<BenchReport, SetupError> {
-    let env = Environment::new(resolved, url)?;
+    let env = Environment::with_access(resolved, server)?;
     // The strongest level the dialect offers: its writers conflict on one row.
     let isolation = *resolved.levels.iter().max().expect("at least one level");
     let dialect = resolved.dialect.clone();

@@ -30,6 +30,17 @@ pub struct Pipeline {
 /// More workers than this would only wait for each other (and each opens its
 /// own databases and sessions).
 pub const MAX_WORKERS: usize = 64;
+/// The longest any executor timeout or interval may be: a case waits this
+/// long at most for one thing (PostgreSQL's own timeouts end at 24 days).
+pub const MAX_EXECUTOR_TIMEOUT: Duration = Duration::from_secs(3600);
+/// The longest pause between statements.
+pub const MAX_PACE: Duration = Duration::from_secs(60);
+/// The longest a run waits for a server that went away.
+pub const MAX_RECONNECT_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
+/// The most candidates one reduction may run.
+pub const MAX_REDUCE_TRIALS: usize = 100_000;
+/// The most runs of a candidate, or of the reduced case.
+pub const MAX_REDUCE_RUNS: u32 = 100;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -88,9 +99,11 @@ pub struct TargetSection {
     /// directory that is removed after the run when absent.
     #[serde(default)]
     pub path: Option<PathBuf>,
-    /// The server (`mysql://user:password@host:port`, `postgres://…`) for
-    /// dialects that need one. `--url` and then `TXLAB_MYSQL_URL` /
-    /// `TXLAB_PG_URL` take precedence. txlab creates its own databases there and
+    /// The server (`mysql://user@host:port`, `postgres://…`) for dialects
+    /// that need one. `--url` and then `TXLAB_MYSQL_URL` / `TXLAB_PG_URL` take
+    /// precedence; the password, when the URL has none, comes from
+    /// `--password-file`, the environment or the clients' files
+    /// (`crate::driver::login`). txlab creates its own databases there and
     /// removes them after the run.
     #[serde(default)]
     pub url: Option<String>,
@@ -325,6 +338,21 @@ impl LoadedPipeline {
                 "`run.max_consecutive_errors` must be at least 1".into(),
             ));
         }
+        if p.run.cases == Some(0) {
+            return Err(self.error_at(None, "`run.cases` must be at least 1".into()));
+        }
+        if p.run.duration.is_some_and(|d| d.0.is_zero()) {
+            return Err(self.error_at(None, "`run.duration` must be above zero".into()));
+        }
+        if p.run.reconnect_timeout.0 > MAX_RECONNECT_TIMEOUT {
+            return Err(self.error_at(
+                None,
+                format!(
+                    "`run.reconnect_timeout` must be at most {}",
+                    humantime::format_duration(MAX_RECONNECT_TIMEOUT)
+                ),
+            ));
+        }
         let e = &p.executor;
         for (key, value) in [
             ("probe_interval", e.probe_interval.0),
@@ -336,6 +364,47 @@ impl LoadedPipeline {
         ] {
             if value.is_zero() {
                 return Err(self.error_at(None, format!("`executor.{key}` must be above zero")));
+            }
+            if value > MAX_EXECUTOR_TIMEOUT {
+                return Err(self.error_at(
+                    None,
+                    format!(
+                        "`executor.{key}` must be at most {}, not {}",
+                        humantime::format_duration(MAX_EXECUTOR_TIMEOUT),
+                        humantime::format_duration(value)
+                    ),
+                ));
+            }
+        }
+        if e.pace.0 > MAX_PACE {
+            return Err(self.error_at(
+                None,
+                format!(
+                    "`executor.pace` must be at most {}, not {}",
+                    humantime::format_duration(MAX_PACE),
+                    humantime::format_duration(e.pace.0)
+                ),
+            ));
+        }
+        let r = &p.reduce;
+        if r.max_trials == 0 || r.max_trials > MAX_REDUCE_TRIALS {
+            return Err(self.error_at(
+                None,
+                format!(
+                    "`reduce.max_trials` must be between 1 and {MAX_REDUCE_TRIALS}, not {} (`reduce.enabled = false` turns reduction off)",
+                    r.max_trials
+                ),
+            ));
+        }
+        if r.max_time.0.is_zero() {
+            return Err(self.error_at(None, "`reduce.max_time` must be above zero".into()));
+        }
+        for (key, value) in [("confirm", r.confirm), ("attempts", r.attempts)] {
+            if value > MAX_REDUCE_RUNS {
+                return Err(self.error_at(
+                    None,
+                    format!("`reduce.{key}` must be between 1 and {MAX_REDUCE_RUNS}, not {value}"),
+                ));
             }
         }
         if let Some(levels) = &p.target.isolation {

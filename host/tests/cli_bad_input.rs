@@ -8,7 +8,11 @@ use common::cli_env::*;
 /// `txlab run` of the SQLite pipeline with `edit` applied to its text, and
 /// `extra` arguments: what it printed, after checking it exited 2.
 fn refused(edit: impl Fn(String) -> String, extra: &[&str]) -> String {
-    let env = Env::new(&[]);
+    refused_in(&Env::new(&[]), edit, extra)
+}
+
+/// `refused`, in `env`.
+fn refused_in(env: &Env, edit: impl Fn(String) -> String, extra: &[&str]) -> String {
     let p = env.pipeline("p.toml", &edit(pipeline("random", &["plugin = \"wss\""])));
     let out = env.out();
     let mut args = vec![
@@ -180,4 +184,188 @@ fn a_truncated_plugin_library_is_refused_and_the_rest_works() {
     let out = env.out();
     let o = env.txlab(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+}
+
+/// Every numeric option out of its range (docs/pipeline.md) is refused at
+/// load time: exit 2 and one line naming the key.
+#[test]
+fn numeric_options_out_of_their_range_are_refused_with_their_key() {
+    let append = |section: &'static str| move |t: String| format!("{t}\n{section}\n");
+    type Edit = Box<dyn Fn(String) -> String>;
+    let cases: Vec<(Edit, &str)> = vec![
+        (
+            Box::new(|t: String| t.replace("cases = 5", "cases = 0")),
+            "`run.cases` must be at least 1",
+        ),
+        (
+            Box::new(with_run_key("duration = \"0s\"")),
+            "`run.duration` must be above zero",
+        ),
+        (
+            Box::new(with_run_key("reconnect_timeout = \"2days\"")),
+            "`run.reconnect_timeout` must be at most 1day",
+        ),
+        (
+            Box::new(append("[executor]\nlock_wait_timeout = \"2h\"")),
+            "`executor.lock_wait_timeout` must be at most 1h, not 2h",
+        ),
+        (
+            Box::new(append("[executor]\npace = \"5m\"")),
+            "`executor.pace` must be at most 1m, not 5m",
+        ),
+        (
+            Box::new(append("[reduce]\nmax_trials = 0")),
+            "`reduce.max_trials` must be between 1 and 100000, not 0",
+        ),
+        (
+            Box::new(append("[reduce]\nmax_time = \"0s\"")),
+            "`reduce.max_time` must be above zero",
+        ),
+        (
+            Box::new(append("[reduce]\nconfirm = 1000")),
+            "`reduce.confirm` must be between 1 and 100, not 1000",
+        ),
+        (
+            Box::new(append("[generator.config]\nrows = [5, 100000]")),
+            "rows: at most 500 rows per table",
+        ),
+        (
+            Box::new(append("[generator.config]\nstatements = [1, 100000]")),
+            "statements: at most 200",
+        ),
+        (
+            Box::new(append("[generator.config]\ntables = [1, 1000]")),
+            "tables: at most 16",
+        ),
+        (
+            // Weights that overflow when summed made every case panic.
+            Box::new(append(
+                "[generator.config]\n[generator.config.weights]\nselect = 4000000000\ninsert = 4000000000",
+            )),
+            "weights: each weight must be between 0 and 1000000, got 4000000000",
+        ),
+        (
+            Box::new(append("[oracle.config]\nmax_serial_orders = 0")),
+            "max_serial_orders: must be between 1 and 5040",
+        ),
+        (
+            Box::new(|t: String| {
+                t.replace(
+                    "plugin = \"wss\"",
+                    "plugin = \"txcheck\"\n[oracle.config]\nreruns = 1000",
+                )
+            }),
+            "`reruns` must be between 0 and 32, not 1000",
+        ),
+    ];
+    let env = Env::new(&[]);
+    for (edit, expect) in cases {
+        let text = refused_in(&env, edit, &[]);
+        assert!(text.contains(expect), "expected `{expect}`: {text}");
+        assert_eq!(text.trim().lines().count(), 1, "{text}");
+    }
+    let text = refused(|t| t, &["--duration", "0s"]);
+    assert!(
+        text.contains("'--duration <DURATION>': must be above zero"),
+        "{text}"
+    );
+}
+
+/// `txlab ARGS` with no server URL in the environment: exit code and output.
+fn txlab_alone(args: &[&str]) -> (Option<i32>, String) {
+    let env = Env::new(&[]);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_txlab"))
+        .args(args)
+        .env("TXLAB_PLUGIN_PATH", env.plugins.path())
+        .env("HOME", env.work.path())
+        .env_remove("TXLAB_MYSQL_URL")
+        .env_remove("TXLAB_PG_URL")
+        .env_remove("TXLAB_PASSWORD")
+        .env_remove("PGPASSWORD")
+        .env_remove("MYSQL_PWD")
+        .env_remove("RUST_LOG")
+        .current_dir(common::repo_root())
+        .output()
+        .unwrap();
+    (o.status.code(), format!("{}{}", stdout(&o), stderr(&o)))
+}
+
+/// Passwords: a password in --url works but is warned about, and is masked
+/// wherever a URL is shown, in the user part and as a parameter; a missing
+/// password file, or a password given twice, is refused in one line.
+#[test]
+fn passwords_on_the_command_line_are_warned_about_and_never_shown() {
+    let (code, text) = txlab_alone(&[
+        "run",
+        "configs/postgres.toml",
+        "--cases",
+        "1",
+        "--url",
+        "postgres://u:hunter2@127.0.0.1:1/postgres?password=hunter3",
+    ]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains("warning: the password in --url can be read by every local user (ps)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Connection refused") && text.contains("***"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("hunter2") && !text.contains("hunter3"),
+        "{text}"
+    );
+
+    let (code, text) = txlab_alone(&[
+        "run",
+        "configs/postgres.toml",
+        "--url",
+        "postgres://u@127.0.0.1:1/postgres",
+        "--password-file",
+        "/nonexistent/pw",
+    ]);
+    assert_eq!(code, Some(2), "{text}");
+    assert_eq!(
+        text.trim(),
+        "error: --password-file /nonexistent/pw: No such file or directory (os error 2)"
+    );
+
+    let env = Env::new(&[]);
+    let file = env.work.path().join("pw");
+    std::fs::write(&file, "hunter4\n").unwrap();
+    let (code, text) = txlab_alone(&[
+        "clean",
+        "--url",
+        "mysql://u:hunter2@127.0.0.1:1",
+        "--password-file",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("give the password one way"), "{text}");
+    assert!(
+        !text.contains("hunter2") && !text.contains("hunter4"),
+        "{text}"
+    );
+}
+
+#[test]
+fn clean_refuses_what_it_cannot_use() {
+    let (code, text) = txlab_alone(&["clean", "--url", "ftp://h/x"]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains("txlab speaks mysql:// and postgres://, not ftp://"),
+        "{text}"
+    );
+    let (code, text) = txlab_alone(&["clean", "--password-file", "/dev/null"]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("there is no server to log in to"), "{text}");
+    // A server that is not there: one error line, exit 2.
+    let (code, text) = txlab_alone(&["clean", "--url", "mysql://root@127.0.0.1:1"]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("Connection refused"), "{text}");
+    assert!(
+        text.contains("1 of the places to look at could not be read"),
+        "{text}"
+    );
 }

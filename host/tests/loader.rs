@@ -51,7 +51,8 @@ fn two_libraries_with_generators_load_side_by_side_in_one_process() {
             "blocked",
             "permitted",
             "flaky",
-            "paced"
+            "paced",
+            "slow"
         ]
     );
     let ctx = GeneratorContext {

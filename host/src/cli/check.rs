@@ -4,7 +4,7 @@
 
 use super::finding::open_runner;
 use super::import::{read_case, ScriptArgs};
-use super::setup::PipelineSetup;
+use super::setup::{PipelineSetup, ServerArgs};
 use super::{out, Cli, EXIT_CLEAN, EXIT_FINDINGS, EXIT_TOOL_ERRORS};
 use crate::io::{write_finding, FindingInput, FindingOrigin, ReportKind};
 use crate::run::{Evaluated, OracleVerdict};
@@ -21,9 +21,8 @@ pub(super) struct CheckArgs {
     /// The pipeline whose target and oracles judge the case.
     #[arg(long)]
     pipeline: PathBuf,
-    /// The server to run it on, as for `run`.
-    #[arg(long)]
-    url: Option<String>,
+    #[command(flatten)]
+    server: ServerArgs,
     /// Where to write the case, history and report; by default a new
     /// directory txlab-check-<file stem>-<n> in the current directory.
     #[arg(long)]
@@ -80,7 +79,7 @@ pub(super) fn run(cli: &Cli, args: &CheckArgs) -> anyhow::Result<u8> {
         }
     }
     let dir = args.out.clone().unwrap_or_else(|| default_out(&args.file));
-    let env = Environment::new(&resolved, args.url.as_deref())?;
+    let env = Environment::with_access(&resolved, &args.server.access())?;
     let mut runner = open_runner(&resolved, &env)?;
     out!(
         "checking {} ({} transactions, {} statements) on `{}`",

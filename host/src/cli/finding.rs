@@ -1,7 +1,7 @@
 //! What `replay` and `reduce` share: a saved finding, the pipeline it runs
 //! on, and a runner on that pipeline's target.
 
-use super::setup::PipelineSetup;
+use super::setup::{PipelineSetup, ServerArgs};
 use super::Cli;
 use crate::config::LoadedPipeline;
 use crate::io::SavedFinding;
@@ -15,9 +15,8 @@ pub(super) struct FindingTarget {
     /// The pipeline to run it with; by default the one the finding came from.
     #[arg(long)]
     pipeline: Option<PathBuf>,
-    /// The server to run it on, as for `run`.
-    #[arg(long)]
-    pub(super) url: Option<String>,
+    #[command(flatten)]
+    pub(super) server: ServerArgs,
 }
 
 /// A saved finding with the pipeline it runs on.

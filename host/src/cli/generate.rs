@@ -9,7 +9,7 @@ use txlab_plugin_api::ir::*;
 pub(super) struct GenerateArgs {
     pipeline: PathBuf,
     /// How many cases, from case 0.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     cases: u64,
     /// The run seed (overrides the pipeline; without either, a random one,
     /// printed on stderr): the same seed prints the same cases.

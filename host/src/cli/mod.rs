@@ -4,6 +4,7 @@
 mod bench;
 mod check;
 mod check_config;
+mod clean;
 mod finding;
 mod generate;
 mod import;
@@ -84,6 +85,10 @@ enum Command {
     /// Reduce a finding's case again, e.g. with a larger budget; replaces the
     /// finding's reduced/ directory and reduction.json.
     Reduce(reduce::ReduceArgs),
+    /// List the databases and SQLite directories that runs no longer alive
+    /// left behind (by their txlab mark, never by name alone); --drop
+    /// removes them.
+    Clean(clean::CleanArgs),
 }
 
 fn init_logging(verbose: u8) {
@@ -130,10 +135,20 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
         Command::Reduce(args) => reduce::run(cli, args),
         Command::Import(args) => import::run(cli, args),
         Command::Check(args) => check::run(cli, args),
+        Command::Clean(args) => clean::run(cli, args),
     }
 }
 
 /// A duration argument written the human way: "10m", "1h 30m".
 fn parse_duration(s: &str) -> Result<Duration, humantime::DurationError> {
     humantime::parse_duration(s)
+}
+
+/// A duration argument that must be above zero.
+fn parse_positive_duration(s: &str) -> Result<Duration, String> {
+    match parse_duration(s) {
+        Ok(d) if d.is_zero() => Err("must be above zero".into()),
+        Ok(d) => Ok(d),
+        Err(e) => Err(e.to_string()),
+    }
 }

@@ -1,7 +1,7 @@
 //! `txlab reduce`: reduces a finding's case again, e.g. with a larger budget.
 
 use super::finding::{open_runner, FindingSetup, FindingTarget};
-use super::{out, parse_duration, Cli, EXIT_CLEAN, EXIT_FINDINGS};
+use super::{out, parse_positive_duration, Cli, EXIT_CLEAN, EXIT_FINDINGS};
 use crate::config::ReduceSettings;
 use crate::io::{FindingOrigin, ReductionOutcome, ReportKind};
 use crate::run::reduce_and_write;
@@ -22,25 +22,27 @@ pub(super) struct ReduceArgs {
 /// Command-line overrides of the pipeline's `[reduce]` settings.
 #[derive(clap::Args)]
 struct ReduceBudget {
-    /// Candidate cases to run at most (overrides the pipeline's reduce.max_trials).
-    #[arg(long)]
-    max_trials: Option<usize>,
+    /// Candidate cases to run at most, 1 to 100000 (overrides the
+    /// pipeline's reduce.max_trials).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::config::MAX_REDUCE_TRIALS as u64))]
+    max_trials: Option<u64>,
     /// Time to spend at most, e.g. 5m (overrides reduce.max_time).
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(long, value_parser = parse_positive_duration)]
     max_time: Option<Duration>,
-    /// Runs that confirm the reduced case (overrides reduce.confirm).
-    #[arg(long)]
+    /// Runs that confirm the reduced case, 1 to 100 (overrides reduce.confirm).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::config::MAX_REDUCE_RUNS)))]
     confirm: Option<u32>,
     /// Runs of each candidate before it counts as not reproducing, for a
-    /// finding that shows only some of the time (overrides reduce.attempts).
-    #[arg(long)]
+    /// finding that shows only some of the time, 1 to 100 (overrides
+    /// reduce.attempts).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::config::MAX_REDUCE_RUNS)))]
     attempts: Option<u32>,
 }
 
 impl ReduceBudget {
     fn over(&self, base: ReduceSettings) -> ReduceSettings {
         ReduceSettings {
-            max_trials: self.max_trials.unwrap_or(base.max_trials),
+            max_trials: self.max_trials.map_or(base.max_trials, |n| n as usize),
             max_time: self.max_time.unwrap_or(base.max_time),
             confirm: self.confirm.unwrap_or(base.confirm).max(1),
             attempts: self.attempts.unwrap_or(base.attempts).max(1),
@@ -74,7 +76,7 @@ pub(super) fn run(cli: &Cli, args: &ReduceArgs) -> anyhow::Result<u8> {
         .budget
         .over(setup.pipeline.loaded.pipeline.reduce.settings());
     let resolved = setup.resolve()?;
-    let env = Environment::new(&resolved, args.target.url.as_deref())?;
+    let env = Environment::with_access(&resolved, &args.target.server.access())?;
     let mut runner = open_runner(&resolved, &env)?;
     let p = &setup.saved.provenance;
     out!(

@@ -12,8 +12,8 @@ use txlab_plugin_api::ir::Verdict;
 pub(super) struct ReplayArgs {
     /// A finding directory, or the reduced/ directory inside one.
     finding: PathBuf,
-    /// How many times to run it.
-    #[arg(long, default_value_t = 1)]
+    /// How many times to run it, 1 to 10000.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     times: u32,
     #[command(flatten)]
     target: FindingTarget,
@@ -23,7 +23,7 @@ pub(super) fn run(cli: &Cli, args: &ReplayArgs) -> anyhow::Result<u8> {
     let dir = &args.finding;
     let setup = FindingSetup::load(cli, dir, &args.target)?;
     let resolved = setup.resolve()?;
-    let env = Environment::new(&resolved, args.target.url.as_deref())?;
+    let env = Environment::with_access(&resolved, &args.target.server.access())?;
     let mut runner = open_runner(&resolved, &env)?;
     let saved_pace = setup
         .saved

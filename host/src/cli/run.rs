@@ -1,8 +1,9 @@
 //! `txlab run`: runs a pipeline and prints its summary.
 
-use super::setup::PipelineSetup;
+use super::setup::{PipelineSetup, ServerArgs};
 use super::{
-    out, parse_duration, Cli, EXIT_CLEAN, EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_TOOL_ERRORS,
+    out, parse_positive_duration, Cli, EXIT_CLEAN, EXIT_FINDINGS, EXIT_INTERRUPTED,
+    EXIT_TOOL_ERRORS,
 };
 use crate::run::{RunOptions, RunSummary};
 use std::path::PathBuf;
@@ -14,10 +15,10 @@ use std::time::Duration;
 pub(super) struct RunArgs {
     pipeline: PathBuf,
     /// Number of cases to run (overrides the pipeline).
-    #[arg(long, conflicts_with = "duration")]
+    #[arg(long, conflicts_with = "duration", value_parser = clap::value_parser!(u64).range(1..))]
     cases: Option<u64>,
     /// Run for this long instead, e.g. 10m or 1h.
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(long, value_parser = parse_positive_duration)]
     duration: Option<Duration>,
     /// The run seed (overrides the pipeline); the same seed gives the same cases.
     #[arg(long)]
@@ -28,11 +29,8 @@ pub(super) struct RunArgs {
     /// Where to write findings (overrides the pipeline's run.out).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// The server to test (mysql://user@host:port, postgres://…), over
-    /// TXLAB_MYSQL_URL / TXLAB_PG_URL and the pipeline's target.url. Put a
-    /// password in those instead: other users can read command lines.
-    #[arg(long)]
-    url: Option<String>,
+    #[command(flatten)]
+    server: ServerArgs,
     /// Write findings as found, without reducing them.
     #[arg(long)]
     no_reduce: bool,
@@ -79,6 +77,11 @@ fn interrupt_on_ctrl_c() -> Arc<AtomicBool> {
                 "\ninterrupted ({what}): finishing the cases in progress (Ctrl-C again quits at once)"
             );
             stop_requested().await?;
+            // Quitting now leaves the run's databases: say which, and how
+            // to drop them later.
+            for left in crate::target::leftovers_of_this_process() {
+                let _ = writeln!(std::io::stderr(), "quitting without clean-up; {left}");
+            }
             std::process::exit(i32::from(EXIT_INTERRUPTED));
         })
     };
@@ -97,7 +100,7 @@ pub(super) fn run(cli: &Cli, args: &RunArgs) -> anyhow::Result<u8> {
         seed: args.seed,
         single_case: args.case,
         out: args.out.clone(),
-        url: args.url.clone(),
+        server: args.server.access(),
         no_reduce: args.no_reduce,
         strict: args.strict,
         interrupt: Some(interrupt_on_ctrl_c()),

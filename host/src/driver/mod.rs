@@ -1,11 +1,16 @@
 //! Connections to the database under test. The host owns every connection and the
 //! only async runtime; dialect plugins only render SQL and classify errors.
 
+mod credentials;
 mod kind;
 mod mysql;
 mod postgres;
 mod sqlite;
 
+pub use credentials::{
+    login, url_has_password, url_without_password, CredentialsError, Login, PasswordSource,
+    PasswordSources,
+};
 pub use kind::{DriverKind, ServerKind, UnknownDriver};
 pub use mysql::MysqlDriver;
 pub(crate) use postgres::error_text as postgres_error_text;

@@ -21,7 +21,7 @@ pub use error::CaseError;
 pub use reduction::{reduce_and_write, reduce_finding, Reduced};
 pub use summary::{Exercised, PatternTally, RunSummary};
 
-use crate::setup::{Environment, Resolved, SetupError};
+use crate::setup::{Environment, Resolved, ServerAccess, SetupError};
 use indicatif::{ProgressBar, ProgressStyle};
 pub use output::random_seed;
 use output::{open_log, prepare_output};
@@ -42,8 +42,9 @@ pub struct RunOptions {
     /// Run exactly this case index (to reproduce a finding).
     pub single_case: Option<u64>,
     pub out: Option<PathBuf>,
-    /// The server URL, over the environment and the pipeline.
-    pub url: Option<String>,
+    /// The server URL (over the environment and the pipeline) and the
+    /// password file.
+    pub server: ServerAccess,
     /// Write findings without reducing them, whatever the pipeline says.
     pub no_reduce: bool,
     /// Vendor-permitted anomalies are findings, whatever the pipeline says.
@@ -104,7 +105,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
         plugins.push((resolved.new_generator()?, resolved.new_oracles()?));
     }
 
-    let env = Environment::new(resolved, options.url.as_deref())?;
+    let env = Environment::with_access(resolved, &options.server)?;
     let setups = env.level_setups(resolved)?;
     let run_dir = prepare_output(&out, seed)?;
 

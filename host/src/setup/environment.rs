@@ -1,9 +1,13 @@
 //! The run's runtime, databases and limits, and their clean-up.
 
 use super::{Resolved, SetupError};
-use crate::driver::{DriverKind, Timeouts};
+use crate::driver::{
+    login, redact_url, url_without_password, DriverKind, Login, PasswordSources, ServerKind,
+    Timeouts,
+};
 use crate::executor::ExecutorSettings;
-use crate::target::{sqlite_dir, ServerDatabases, TargetLocation};
+use crate::target::{clean_command, sqlite_dir, RunDirGuard, ServerDatabases, TargetLocation};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use txlab_plugin_api::ir::*;
@@ -12,7 +16,7 @@ use txlab_plugin_api::ir::*;
 pub struct Environment {
     // Fields drop in order: the databases go while the runtime still runs.
     _cleanup: Cleanup,
-    _temp_dir: Option<tempfile::TempDir>,
+    _temp_dir: Option<RunDirGuard>,
     pub location: TargetLocation,
     pub timeouts: Timeouts,
     pub settings: ExecutorSettings,
@@ -33,32 +37,62 @@ pub fn worker_runtime() -> Result<Arc<tokio::runtime::Runtime>, SetupError> {
         .map_err(SetupError::Runtime)
 }
 
+/// How to reach the server: `--url` and `--password-file` as the user gave them.
+#[derive(Clone, Debug, Default)]
+pub struct ServerAccess {
+    /// Over the driver's environment variable and `[target] url`.
+    pub url: Option<String>,
+    pub password_file: Option<PathBuf>,
+}
+
+impl ServerAccess {
+    pub fn url(url: Option<&str>) -> ServerAccess {
+        ServerAccess {
+            url: url.map(str::to_string),
+            password_file: None,
+        }
+    }
+}
+
+/// Where a pipeline's databases go.
+pub enum PipelineTarget {
+    /// SQLite files under `[target] path` (a temporary directory when absent).
+    Sqlite(Option<PathBuf>),
+    /// A server: how to log in, and the URL as given (password and all;
+    /// never shown).
+    Server {
+        kind: ServerKind,
+        given_url: String,
+        login: Login,
+    },
+}
+
 /// Where the run's databases go: SQLite files, or databases on the server named
-/// by `--url`, the driver's environment variable, or `[target] url`.
-fn target_location(
+/// by `--url`, the driver's environment variable, or `[target] url`, with the
+/// password from the first source that has one (see [`crate::driver::login`]).
+pub fn pipeline_target(
     resolved: &Resolved<'_>,
-    url_override: Option<&str>,
-) -> Result<(TargetLocation, Option<tempfile::TempDir>), SetupError> {
+    access: &ServerAccess,
+) -> Result<PipelineTarget, SetupError> {
     let target = &resolved.pipeline.pipeline.target;
     let kind = match DriverKind::lookup(&resolved.info.driver)
         .map_err(crate::target::TargetError::from)?
     {
         DriverKind::Sqlite => {
-            if url_override.is_some() {
+            if access.url.is_some() {
                 return Err(SetupError::UrlForEmbedded {
                     dialect: resolved.info.name.clone(),
                 });
             }
-            let (dir, guard) =
-                sqlite_dir(target.path.as_deref()).map_err(SetupError::DatabaseDir)?;
-            return Ok((TargetLocation::SqliteDir(dir), guard));
+            return Ok(PipelineTarget::Sqlite(target.path.clone()));
         }
         DriverKind::Server(kind) => kind,
     };
     // The most specific source wins: the command line, the environment of this
     // machine, then the pipeline file.
-    let url = url_override
-        .map(str::to_string)
+    let url = access
+        .url
+        .clone()
         .or_else(|| std::env::var(kind.url_env()).ok().filter(|u| !u.is_empty()))
         .or_else(|| target.url.clone())
         .ok_or_else(|| SetupError::NoServerUrl {
@@ -66,10 +100,49 @@ fn target_location(
             env: kind.url_env(),
             pipeline: resolved.pipeline.path.clone(),
         })?;
-    Ok((
-        TargetLocation::Server(Arc::new(ServerDatabases::new(kind, &url))),
-        None,
-    ))
+    let login = login(
+        kind,
+        &url,
+        &PasswordSources::from_process(access.password_file.clone()),
+    )?;
+    for warning in &login.warnings {
+        tracing::warn!(target: "txlab::run", "{warning}");
+    }
+    tracing::debug!(target: "txlab::run", "the password for {} comes from {}", redact_url(&url), login.source);
+    Ok(PipelineTarget::Server {
+        kind,
+        given_url: url,
+        login,
+    })
+}
+
+fn target_location(
+    resolved: &Resolved<'_>,
+    access: &ServerAccess,
+) -> Result<(TargetLocation, Option<RunDirGuard>), SetupError> {
+    match pipeline_target(resolved, access)? {
+        PipelineTarget::Sqlite(path) => {
+            let (dir, guard) = sqlite_dir(path.as_deref()).map_err(SetupError::DatabaseDir)?;
+            Ok((TargetLocation::SqliteDir(dir), guard))
+        }
+        PipelineTarget::Server {
+            kind,
+            given_url,
+            login,
+        } => {
+            let server = ServerDatabases::new(kind, &login.url);
+            let command = clean_command(
+                &url_without_password(&given_url),
+                access.password_file.as_deref(),
+                &[],
+                &server.tag,
+            );
+            Ok((
+                TargetLocation::Server(Arc::new(server.with_clean_command(command))),
+                None,
+            ))
+        }
+    }
 }
 
 impl Environment {
@@ -87,8 +160,16 @@ impl Environment {
     }
 
     pub fn new(resolved: &Resolved<'_>, url: Option<&str>) -> Result<Environment, SetupError> {
+        Self::with_access(resolved, &ServerAccess::url(url))
+    }
+
+    /// The environment on the server `access` leads to (or SQLite files).
+    pub fn with_access(
+        resolved: &Resolved<'_>,
+        access: &ServerAccess,
+    ) -> Result<Environment, SetupError> {
         let runtime = worker_runtime()?;
-        let (location, temp_dir) = target_location(resolved, url)?;
+        let (location, temp_dir) = target_location(resolved, access)?;
         let e = &resolved.pipeline.pipeline.executor;
         Ok(Environment {
             _cleanup: Cleanup {
@@ -135,8 +216,18 @@ struct Cleanup {
 impl Drop for Cleanup {
     fn drop(&mut self) {
         if let TargetLocation::Server(server) = &self.location {
-            for problem in self.runtime.block_on(server.drop_created()) {
+            let problems = self.runtime.block_on(server.drop_created());
+            for problem in &problems {
                 tracing::warn!(target: "txlab::run", "could not remove a database of this run: {problem}");
+            }
+            let left = server.leftovers();
+            if !left.names.is_empty() {
+                // Not a log line: the user must see it whatever the log level.
+                use std::io::Write as _;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "warning: the run could not drop its databases; {left}"
+                );
             }
         }
     }

@@ -6,7 +6,7 @@
 mod environment;
 mod resolve;
 
-pub use environment::{worker_runtime, Environment};
+pub use environment::{pipeline_target, worker_runtime, Environment, PipelineTarget, ServerAccess};
 pub use resolve::{OracleInstance, Resolved};
 
 use crate::config::ConfigError;
@@ -38,6 +38,8 @@ pub enum SetupError {
         env: &'static str,
         pipeline: PathBuf,
     },
+    #[error(transparent)]
+    Credentials(#[from] crate::driver::CredentialsError),
     #[error("cannot create the database directory: {0}")]
     DatabaseDir(std::io::Error),
     #[error("--url names a server, but the `{dialect}` dialect runs on its embedded database and would ignore it; leave --url out, or choose a server dialect in the pipeline's [target]")]

@@ -3,20 +3,26 @@
 //! replay on through the `HostDb` callback.
 
 mod case_db;
+pub mod clean;
 mod install;
+mod leftovers;
+pub mod owner;
 mod scratch_db;
 mod servers;
+mod sqlite_dir;
 
 pub use case_db::CaseDb;
+pub use leftovers::{clean_command, leftovers_of_this_process, shell_quote, Leftovers};
 pub use scratch_db::ScratchDb;
 pub use servers::ServerDatabases;
+pub use sqlite_dir::{sqlite_dir, RunDirGuard, MARK_FILE, RUN_DIR_PREFIX};
 
 use crate::driver::{
     Driver, DriverError, DriverKind, LockProbeSpec, MysqlDriver, PostgresDriver, QueryResult,
     ServerKind, SqliteDriver, SqliteOptions, Timeouts, UnknownDriver,
 };
 use crate::executor::{success_outcome, ErrorClassifier};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use txlab_loader::{CallError, DialectHandle};
 use txlab_plugin_api::ir::*;
@@ -134,29 +140,4 @@ pub fn to_outcome(
         Ok(r) => success_outcome(r, statement),
         Err(raw) => Outcome::Error(classifier.classify(&raw)?),
     })
-}
-
-/// A fresh directory for the embedded target's database files. Under a configured
-/// path it is a new `txlab-run-*` subdirectory that is kept, so txlab never
-/// writes into files it did not create; otherwise a temporary directory that is
-/// removed when the returned guard drops.
-pub fn sqlite_dir(
-    configured: Option<&Path>,
-) -> std::io::Result<(PathBuf, Option<tempfile::TempDir>)> {
-    let builder = || {
-        let mut b = tempfile::Builder::new();
-        b.prefix("txlab-run-");
-        b
-    };
-    match configured {
-        Some(p) => {
-            std::fs::create_dir_all(p)?;
-            let kept = builder().tempdir_in(p)?.keep();
-            Ok((kept, None))
-        }
-        None => {
-            let t = builder().tempdir()?;
-            Ok((t.path().to_path_buf(), Some(t)))
-        }
-    }
 }

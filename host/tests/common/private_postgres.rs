@@ -39,6 +39,16 @@ fn free_port() -> u16 {
 impl PrivatePostgres {
     /// Initialises and starts a server, or says why it cannot (no binaries).
     pub fn start() -> Result<PrivatePostgres, String> {
+        Self::start_with(None)
+    }
+
+    /// A server that asks for passwords (scram-sha-256); the superuser
+    /// `postgres` has `password`.
+    pub fn start_with_password(password: &str) -> Result<PrivatePostgres, String> {
+        Self::start_with(Some(password))
+    }
+
+    fn start_with(password: Option<&str>) -> Result<PrivatePostgres, String> {
         let bin = bin_dir().ok_or("no PostgreSQL binaries under /usr/lib/postgresql")?;
         let dir = tempfile::Builder::new()
             .prefix("txlab-private-pg-")
@@ -61,18 +71,17 @@ impl PrivatePostgres {
                 return Err("cannot hand the data directory to the postgres user".into());
             }
         }
-        let init = server.tool(
-            "initdb",
-            &[
-                "-D",
-                &server.data().display().to_string(),
-                "-A",
-                "trust",
-                "-U",
-                "postgres",
-                "--no-sync",
-            ],
-        );
+        let data = server.data().display().to_string();
+        let mut args = vec!["-D", &data, "-U", "postgres", "--no-sync"];
+        let pwfile = server.dir.path().join("pwfile").display().to_string();
+        match password {
+            None => args.extend(["-A", "trust"]),
+            Some(pw) => {
+                std::fs::write(&pwfile, format!("{pw}\n")).map_err(|e| e.to_string())?;
+                args.extend(["-A", "scram-sha-256", "--pwfile", &pwfile]);
+            }
+        }
+        let init = server.tool("initdb", &args);
         if !init.status.success() {
             return Err(format!(
                 "initdb failed: {}",

@@ -10,6 +10,8 @@ pub type Range = [u32; 2];
 pub const MAX_FILLER_COLUMNS: u32 = 8;
 pub const MAX_FILLER_ROWS: u32 = 50;
 pub const MAX_FILLER_STATEMENTS: u32 = 10;
+/// The largest filler weight: the weights are summed as 32-bit numbers.
+pub const MAX_WEIGHT: u32 = 1_000_000;
 
 /// Commented TOML with every option at its default, and the catalogue.
 pub const DEFAULT_CONFIG: &str = r#"# Cases instantiated from the anomaly patterns of APTrans (Liu et al., SIGMOD 2026,
@@ -110,7 +112,8 @@ delete_probability = 0.2
 # Index `tag`, so that predicates on it need not scan the table.
 tag_index_probability = 0.5
 
-# Relative weights of the filler statements' kinds; 0 disables a kind.
+# Relative weights of the filler statements' kinds (0 to 1000000); 0 disables
+# a kind.
 [filler_weights]
 select = 2
 insert = 1
@@ -209,6 +212,16 @@ impl Config {
                     "{key}: must be between 0 and 1, got {p}"
                 )));
             }
+        }
+        if let Some(w) = self
+            .filler_weights
+            .as_array()
+            .into_iter()
+            .find(|&w| w > MAX_WEIGHT)
+        {
+            return Err(PluginError::config(format!(
+                "filler_weights: each weight must be between 0 and {MAX_WEIGHT}, got {w}"
+            )));
         }
         if self.filler_statements[1] > 0 && self.filler_weights.as_array().iter().all(|&w| w == 0) {
             return Err(PluginError::config(

@@ -15,6 +15,8 @@ pub const MAX_TABLES: u32 = 16;
 pub const MAX_COLUMNS: u32 = 32;
 pub const MAX_TRANSACTIONS: u32 = 64;
 pub const MAX_STATEMENTS: u32 = 200;
+/// The largest statement weight: the weights are summed as 32-bit numbers.
+pub const MAX_WEIGHT: u32 = 1_000_000;
 
 /// Commented TOML with every option at its default; kept in sync with [`Config`] by
 /// the tests below.
@@ -49,7 +51,8 @@ cases_per_schema = 1
 # 0 keeps the IR 1.0 statements every seed made before.
 subquery_probability = 0.0
 
-# Relative weights of the statement kinds inside transactions; 0 disables a kind.
+# Relative weights of the statement kinds inside transactions (0 to 1000000);
+# 0 disables a kind.
 [weights]
 select = 4
 insert = 2
@@ -175,6 +178,16 @@ impl Config {
         if self.cases_per_schema == 0 {
             return Err(PluginError::config("cases_per_schema: must be at least 1"));
         }
+        if let Some(w) = self
+            .weights
+            .as_array()
+            .into_iter()
+            .find(|&w| w > MAX_WEIGHT)
+        {
+            return Err(PluginError::config(format!(
+                "weights: each weight must be between 0 and {MAX_WEIGHT}, got {w}"
+            )));
+        }
         if self.weights.as_array().iter().all(|&w| w == 0) {
             return Err(PluginError::config(
                 "weights: at least one of select, insert, update, delete, query, insert_select \
@@ -255,6 +268,10 @@ mod tests {
                 "cache_probability: must be",
             ),
             (r#"{"cases_per_schema":0}"#, "cases_per_schema: must be"),
+            (
+                r#"{"weights":{"select":4000000000,"insert":4000000000}}"#,
+                "weights: each weight must be between 0 and 1000000",
+            ),
             (
                 r#"{"weights":{"select":0,"insert":0,"update":0,"delete":0}}"#,
                 "weights: at least one",

@@ -24,9 +24,12 @@ findings = "vendor"
 # between its added reads, read newer rows than they show, or closes a cycle
 # of the statement graph) runs again on the scratch database without that
 # statement, as TxCheck does (decycling, Fig. 11), at most this many times
-# per case; 0 leaves such a case undecided.
+# per case; 0 leaves such a case undecided; at most 32.
 reruns = 4
 "#;
+
+/// Each rerun runs the whole case again on the scratch database.
+pub const MAX_RERUNS: usize = 32;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -62,6 +65,12 @@ impl TxcheckConfig {
                     "`{key}` must be a plain identifier (letters, digits, `_`), not `{name}`"
                 )));
             }
+        }
+        if self.reruns > MAX_RERUNS {
+            return Err(PluginError::config(format!(
+                "`reruns` must be between 0 and {MAX_RERUNS}, not {}",
+                self.reruns
+            )));
         }
         if self.item_column.eq_ignore_ascii_case(&self.version_column) {
             return Err(PluginError::config(

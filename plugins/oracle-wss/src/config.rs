@@ -41,7 +41,7 @@ report_weak_levels = false
 search_serial_orders = true
 
 # Give up (undecided) when the committed transactions have more orders than
-# this (5 transactions: 120).
+# this (5 transactions: 120); 1 to 5040 (7 transactions).
 max_serial_orders = 120
 "#;
 
@@ -77,6 +77,9 @@ impl fmt::Display for Variant {
         f.write_str(self.name())
     }
 }
+
+/// Every order is a serial replay of the case: 7! of them take seconds.
+pub const MAX_SERIAL_ORDERS: usize = 5040;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -114,8 +117,15 @@ impl WssConfig {
         }
     }
 
-    /// Checks what serde cannot: at least one variant, none twice.
+    /// Checks what serde cannot: at least one variant, none twice, a bound
+    /// on the serial orders that keeps a case's search short.
     pub fn validate(&self) -> Result<(), PluginError> {
+        if !(1..=MAX_SERIAL_ORDERS).contains(&self.max_serial_orders) {
+            return Err(PluginError::config(format!(
+                "max_serial_orders: must be between 1 and {MAX_SERIAL_ORDERS} (7 transactions), got {}",
+                self.max_serial_orders
+            )));
+        }
         if self.variants.is_empty() {
             return Err(PluginError::config(
                 "variants: at least one of \"tx\" and \"stmt\" is needed",
