@@ -98,12 +98,30 @@ fn a_library_that_cannot_load_is_listed_and_named_by_its_kind() {
     let o = env.txlab(&["plugins", "list"]);
     assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
     assert!(
-        stdout(&o).contains("not loadable: cannot open"),
+        stderr(&o).contains("not loadable: cannot open"),
         "{}",
-        stdout(&o)
+        stderr(&o)
     );
     // The shipped plugins are still listed.
     assert!(stdout(&o).contains("random"), "{}", stdout(&o));
+    let o = env.txlab(&["plugins", "list", "--json"]);
+    assert_eq!(o.status.code(), Some(2));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mystery = format!("txlab_oracle_mystery{}", std::env::consts::DLL_SUFFIX);
+    let broken: Vec<&serde_json::Value> = doc["not_loadable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["file"].as_str().unwrap().ends_with(&mystery))
+        .collect();
+    assert_eq!(broken.len(), 1, "{doc}");
+    assert!(
+        broken[0]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("cannot open"),
+        "{doc}"
+    );
     let o = env.txlab(&["plugins", "show", "mystery"]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
@@ -111,6 +129,51 @@ fn a_library_that_cannot_load_is_listed_and_named_by_its_kind() {
         e.contains("the oracle `mystery` is in ") && e.contains("which could not be loaded"),
         "{e}"
     );
+}
+
+/// `plugins list` prints only its table on stdout, one plugin a line with
+/// the kind and name first (for `awk`), and with `--json` one document
+/// that lists the same plugins (for `jq`); what was searched goes to stderr.
+#[test]
+fn plugins_list_is_a_table_on_stdout_or_json() {
+    let env = Env::new(&[]);
+    let o = env.txlab(&["plugins", "list"]);
+    // The broken test fixtures beside txlab make the exit code 2.
+    common::plugin_listing(&o);
+    let table = stdout(&o);
+    let mut lines = table.lines();
+    assert!(lines.next().unwrap().starts_with("KIND"), "{table}");
+    let rows: Vec<(String, String)> = lines
+        .map(|l| {
+            let mut cells = l.split_whitespace();
+            let kind = cells.next().unwrap().to_string();
+            let name = cells.next().unwrap().to_string();
+            assert!(
+                ["dialect", "generator", "oracle"].contains(&kind.as_str()),
+                "a line that is not a plugin on stdout: {l}"
+            );
+            (kind, name)
+        })
+        .collect();
+    assert!(rows.contains(&("oracle".into(), "wss".into())), "{table}");
+    assert!(stderr(&o).contains("searched:"), "{}", stderr(&o));
+    assert!(!table.contains("searched:"), "{table}");
+
+    let o = env.txlab(&["plugins", "list", "--json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let listed: Vec<(String, String)> = doc["plugins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["kind"].as_str().unwrap().to_string(),
+                p["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(listed, rows);
+    assert!(doc["searched"].as_array().is_some_and(|s| !s.is_empty()));
 }
 
 #[test]
@@ -310,6 +373,36 @@ fn malformed_toml_is_reported_with_file_line_and_key() {
     assert!(
         e.contains("bad.toml:2:9: `run.cases`: invalid type: string \"five\""),
         "{e}"
+    );
+}
+
+/// `check-config --json`: one document on stdout, `ok` and the pipeline's
+/// parts, or `ok: false` with the located error and exit 2.
+#[test]
+fn check_config_json_says_ok_or_the_error() {
+    let env = Env::new(&[]);
+    let good = env.pipeline("good.toml", &pipeline("random", &["plugin = \"wss\""]));
+    let o = env.txlab(&["check-config", good.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["ok"], true);
+    assert_eq!(doc["dialect"], "sqlite");
+    assert_eq!(doc["generator"], "random");
+    assert_eq!(doc["oracles"], serde_json::json!(["wss"]));
+    let bad = env.pipeline(
+        "bad.toml",
+        &pipeline("random", &["plugin = \"wss\""]).replace("cases = 5", "cases = \"five\""),
+    );
+    let o = env.txlab(&["check-config", bad.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(2));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["ok"], false);
+    assert!(
+        doc["error"]
+            .as_str()
+            .unwrap()
+            .contains("bad.toml:2:9: `run.cases`"),
+        "{doc}"
     );
 }
 

@@ -63,7 +63,13 @@ enum Command {
         command: plugins::PluginsCommand,
     },
     /// Check a pipeline file and the configuration of every plugin it names.
-    CheckConfig { pipeline: PathBuf },
+    CheckConfig {
+        pipeline: PathBuf,
+        /// One JSON document on stdout: `ok`, and the pipeline's parts or the
+        /// error.
+        #[arg(long)]
+        json: bool,
+    },
     /// Measure the executor on a pipeline's target: how fast a blocked
     /// statement is known to be blocked, and the executor's own cost per
     /// statement against a raw driver loop.
@@ -127,7 +133,7 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
     }
     match &cli.command {
         Command::Plugins { command } => plugins::run(cli, command),
-        Command::CheckConfig { pipeline } => check_config::run(cli, pipeline),
+        Command::CheckConfig { pipeline, json } => check_config::run(cli, pipeline, *json),
         Command::Bench(args) => bench::run(cli, args),
         Command::Run(args) => run::run(cli, args),
         Command::Generate(args) => generate::run(cli, args),

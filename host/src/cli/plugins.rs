@@ -1,14 +1,21 @@
 //! `txlab plugins list` and `txlab plugins show`.
 
 use super::{out, Cli, EXIT_CLEAN, EXIT_SETUP};
+use serde_json::json;
 use txlab_loader::registry::{search_dirs, Problem, Registry};
 use txlab_plugin_api::{PluginKind, ABI_LINE, IR_VERSION};
 
 #[derive(clap::Subcommand)]
 pub(super) enum PluginsCommand {
     /// Every plugin found: kind, name, version, ABI version, file, description.
-    /// Exits with 2 when a library found could not be loaded.
-    List,
+    /// The table goes to stdout, what was searched and what could not be
+    /// loaded to stderr. Exits with 2 when a library found could not be loaded.
+    List {
+        /// One JSON document on stdout instead: `plugins`, `not_loadable`,
+        /// `shadowed`, `searched`, `abi`, `ir`.
+        #[arg(long)]
+        json: bool,
+    },
     /// One plugin's description and default configuration.
     Show {
         name: String,
@@ -21,14 +28,25 @@ pub(super) enum PluginsCommand {
 pub(super) fn run(cli: &Cli, command: &PluginsCommand) -> anyhow::Result<u8> {
     let registry = Registry::discover(search_dirs(&cli.plugin_dirs, &[]));
     match command {
-        PluginsCommand::List => Ok(list(&registry)),
+        PluginsCommand::List { json: false } => Ok(list(&registry)),
+        PluginsCommand::List { json: true } => Ok(list_json(&registry)),
         PluginsCommand::Show { name, kind } => show(&registry, name, kind.as_deref()),
     }
 }
 
+/// The exit code of a listing: 2 when a library could not be loaded.
+fn listing_code(registry: &Registry) -> u8 {
+    if registry.problems.is_empty() {
+        EXIT_CLEAN
+    } else {
+        EXIT_SETUP
+    }
+}
+
+/// The table on stdout (for `awk`, `cut`), the rest on stderr.
 fn list(registry: &Registry) -> u8 {
     if registry.entries.is_empty() {
-        out!("no plugins found");
+        eprintln!("no plugins found");
     } else {
         let rows: Vec<[String; 6]> = registry
             .entries
@@ -68,7 +86,7 @@ fn list(registry: &Registry) -> u8 {
         }
     }
     for s in &registry.shadowed {
-        out!(
+        eprintln!(
             "shadowed: {} `{}` in {} (the one in {} is used)",
             s.kind,
             s.name,
@@ -77,21 +95,60 @@ fn list(registry: &Registry) -> u8 {
         );
     }
     for p in &registry.problems {
-        out!("not loadable: {}", p.error);
+        eprintln!("not loadable: {}", p.error);
     }
-    out!("this txlab loads plugin ABI {ABI_LINE}, IR up to {IR_VERSION}; searched:");
+    eprintln!("this txlab loads plugin ABI {ABI_LINE}, IR up to {IR_VERSION}; searched:");
     for (d, exists) in &registry.searched {
-        out!(
+        eprintln!(
             "  {}{}",
             d.path.display(),
             if *exists { "" } else { " (missing)" }
         );
     }
-    if registry.problems.is_empty() {
-        EXIT_CLEAN
-    } else {
-        EXIT_SETUP
-    }
+    listing_code(registry)
+}
+
+/// The same listing as one JSON document (for `jq`).
+fn list_json(registry: &Registry) -> u8 {
+    let plugins: Vec<serde_json::Value> = registry
+        .entries
+        .values()
+        .map(|r| {
+            json!({
+                "kind": r.entry.kind.to_string(),
+                "name": r.entry.name,
+                "version": r.entry.version,
+                "abi": r.library.manifest.versions(),
+                "file": r.library.path,
+                "library": r.library.manifest.library_name,
+                "description": r.entry.description,
+            })
+        })
+        .collect();
+    let doc = json!({
+        "plugins": plugins,
+        "not_loadable": registry.problems.iter().map(|p| json!({
+            "file": p.path,
+            "error": p.error.to_string(),
+        })).collect::<Vec<_>>(),
+        "shadowed": registry.shadowed.iter().map(|s| json!({
+            "kind": s.kind.to_string(),
+            "name": s.name,
+            "file": s.path,
+            "used": s.winner,
+        })).collect::<Vec<_>>(),
+        "searched": registry.searched.iter().map(|(d, exists)| json!({
+            "dir": d.path,
+            "exists": exists,
+        })).collect::<Vec<_>>(),
+        "abi": ABI_LINE.to_string(),
+        "ir": IR_VERSION.to_string(),
+    });
+    out!(
+        "{}",
+        serde_json::to_string_pretty(&doc).expect("JSON values serialize")
+    );
+    listing_code(registry)
 }
 
 /// The kind and name a library's file name announces: `libtxlab_oracle_wss.so`

@@ -42,12 +42,14 @@ pub fn repo_root() -> &'static Path {
 }
 
 /// What `txlab plugins list` printed, checked: it exits 0, or 2 when a
-/// library found could not be loaded. The only such libraries allowed are the
+/// library found could not be loaded. Returns stdout (the table) followed by
+/// stderr (what was searched, what could not be loaded). The only such libraries allowed are the
 /// broken test fixtures, which `cargo test` also builds next to the `txlab`
 /// binary (a directory it always searches).
 pub fn plugin_listing(o: &std::process::Output) -> String {
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
-    let problems: Vec<&str> = out
+    let diagnostics = String::from_utf8_lossy(&o.stderr).into_owned();
+    let problems: Vec<&str> = diagnostics
         .lines()
         .filter(|l| l.starts_with("not loadable: "))
         .collect();
@@ -59,9 +61,10 @@ pub fn plugin_listing(o: &std::process::Output) -> String {
     );
     assert!(
         problems.iter().all(|l| l.contains("libtxlab_fixture_")),
-        "{out}"
+        "{diagnostics}"
     );
-    out
+    // The table, then what went to stderr (searched, not loadable).
+    format!("{out}{diagnostics}")
 }
 pub mod cli_env;
 pub mod generated;
