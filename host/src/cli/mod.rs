@@ -106,11 +106,25 @@ fn init_logging(verbose: u8) {
         _ => "trace",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    let colour = colour_on_stderr();
+    if !colour {
+        // The progress bar's styling too.
+        console::set_colors_enabled(false);
+        console::set_colors_enabled_stderr(false);
+    }
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(colour)
         .with_target(false)
         .init();
+}
+
+/// ANSI colour only for a terminal, and never with `NO_COLOR` set
+/// (no-color.org): a log piped into a file or CI stays plain text.
+fn colour_on_stderr() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 /// The `txlab` binary.
