@@ -8,6 +8,7 @@ mod clean;
 mod finding;
 mod generate;
 mod import;
+mod merge;
 mod plugins;
 mod reduce;
 mod replay;
@@ -95,6 +96,9 @@ enum Command {
     /// left behind (by their txlab mark, never by name alone); --drop
     /// removes them.
     Clean(clean::CleanArgs),
+    /// Combine run directories (the shards of a run, or runs of one seed)
+    /// into one summary, with findings de-duplicated by oracle and signature.
+    Merge(merge::MergeArgs),
 }
 
 fn init_logging(verbose: u8) {
@@ -156,6 +160,7 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
         Command::Import(args) => import::run(cli, args),
         Command::Check(args) => check::run(cli, args),
         Command::Clean(args) => clean::run(cli, args),
+        Command::Merge(args) => merge::run(cli, args),
     }
 }
 

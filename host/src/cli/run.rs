@@ -26,6 +26,12 @@ pub(super) struct RunArgs {
     /// Run only the case with this index, e.g. to reproduce a finding.
     #[arg(long, conflicts_with_all = ["cases", "duration"])]
     case: Option<u64>,
+    /// Run the INDEX-th of COUNT disjoint slices of the run's cases (INDEX
+    /// from 0): with the same --seed, the COUNT shards together run the
+    /// cases the unsharded run would, each once (`txlab merge` combines
+    /// their run directories).
+    #[arg(long, value_name = "INDEX/COUNT", conflicts_with = "case")]
+    shard: Option<crate::run::Shard>,
     /// Where to write findings (overrides the pipeline's run.out).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -103,6 +109,7 @@ pub(super) fn run(cli: &Cli, args: &RunArgs) -> anyhow::Result<u8> {
         server: args.server.access(),
         no_reduce: args.no_reduce,
         strict: args.strict,
+        shard: args.shard,
         interrupt: Some(interrupt_on_ctrl_c()),
     };
     let summary = crate::run::run(&resolved, &options)?;

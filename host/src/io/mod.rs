@@ -2,9 +2,11 @@
 //! reports. Nothing here runs a case.
 
 mod findings;
+mod merge;
 mod reduction_report;
 
 pub use findings::*;
+pub use merge::{merge, MergeError, Merged};
 pub use reduction_report::{ReductionOutcome, ReductionReport};
 
 /// Writes `bytes` to `path` through a temporary file beside it and a rename,

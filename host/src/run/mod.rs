@@ -25,7 +25,8 @@ use crate::setup::{Environment, Resolved, ServerAccess, SetupError};
 use indicatif::{ProgressBar, ProgressStyle};
 pub use output::random_seed;
 use output::{open_log, prepare_output};
-use plan::Plan;
+use plan::{Extent, Plan};
+pub use plan::{Shard, MAX_SHARDS};
 use shared::Shared;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -49,6 +50,8 @@ pub struct RunOptions {
     pub no_reduce: bool,
     /// Vendor-permitted anomalies are findings, whatever the pipeline says.
     pub strict: bool,
+    /// Run only this slice of the run's case indices (`--shard`).
+    pub shard: Option<Shard>,
     /// Set by the caller to stop the run early (Ctrl-C): every worker
     /// finishes its case, the summary is written and the run's databases
     /// are dropped.
@@ -57,23 +60,26 @@ pub struct RunOptions {
 
 fn plan(resolved: &Resolved<'_>, options: &RunOptions) -> Plan {
     let p = &resolved.pipeline.pipeline;
-    match (options.single_case, options.cases, options.duration) {
-        (Some(i), _, _) => Plan::Single(i),
-        (None, Some(n), _) => Plan::Cases(n),
-        (None, None, Some(d)) => Plan::Until(Instant::now() + d),
+    let extent = match (options.single_case, options.cases, options.duration) {
+        (Some(i), _, _) => Extent::Single(i),
+        (None, Some(n), _) => Extent::Cases(n),
+        (None, None, Some(d)) => Extent::Until(Instant::now() + d),
         (None, None, None) => match (p.run.cases, p.run.duration) {
-            (Some(n), _) => Plan::Cases(n),
-            (None, Some(d)) => Plan::Until(Instant::now() + d.0),
-            (None, None) => Plan::Cases(100),
+            (Some(n), _) => Extent::Cases(n),
+            (None, Some(d)) => Extent::Until(Instant::now() + d.0),
+            (None, None) => Extent::Cases(100),
         },
+    };
+    Plan {
+        extent,
+        shard: options.shard.unwrap_or(Shard::ALL),
     }
 }
 
 fn progress_bar(plan: &Plan) -> ProgressBar {
-    let progress = match plan {
-        Plan::Cases(n) => ProgressBar::new(*n),
-        Plan::Single(_) => ProgressBar::new(1),
-        Plan::Until(_) => ProgressBar::new_spinner(),
+    let progress = match plan.len() {
+        Some(n) => ProgressBar::new(n),
+        None => ProgressBar::new_spinner(),
     };
     progress.set_style(
         ProgressStyle::with_template(
@@ -89,15 +95,20 @@ fn progress_bar(plan: &Plan) -> ProgressBar {
 /// Runs the pipeline. Returns after the planned cases, the duration, or a stop.
 pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, SetupError> {
     let p = &resolved.pipeline.pipeline;
-    let seed = options.seed.or(p.run.seed).unwrap_or_else(random_seed);
+    let seed = match (options.seed.or(p.run.seed), options.shard) {
+        (Some(seed), _) => seed,
+        // Shards of one run must agree on the seed, so none may pick its own.
+        (None, Some(shard)) => return Err(SetupError::ShardWithoutSeed(shard.to_string())),
+        (None, None) => random_seed(),
+    };
     let plan = plan(resolved, options);
     let out = options.out.clone().unwrap_or_else(|| p.run.out.clone());
 
     // Every worker's plugins are built before the first case, so that a
     // configuration error stops the run before anything happens (the run
     // directory included).
-    let workers = match plan {
-        Plan::Single(_) => 1,
+    let workers = match plan.extent {
+        Extent::Single(_) => 1,
         _ => p.run.workers,
     };
     let mut plugins = Vec::new();
@@ -118,6 +129,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
         summary: Mutex::new(RunSummary {
             run_dir: run_dir.clone(),
             seed,
+            shard: options.shard.map(|s| s.to_string()),
             ..RunSummary::default()
         }),
         consecutive_errors: AtomicU64::new(0),

@@ -13,6 +13,9 @@ use txlab_plugin_api::ir::*;
 pub struct RunSummary {
     pub run_dir: PathBuf,
     pub seed: u64,
+    /// The slice of the run's cases this run took (`--shard INDEX/COUNT`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
     pub cases: u64,
     pub passed: u64,
     /// Cases with at least one finding.
