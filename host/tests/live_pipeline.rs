@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::servers::{reachable, url};
+use common::servers::{pg18_url, reachable, reachable_at, url};
 
 use mysql_async::prelude::Queryable;
 use std::path::Path;
@@ -50,10 +50,21 @@ async fn run_pipeline(
     cases: u64,
     out: &Path,
 ) -> Option<std::path::PathBuf> {
-    if !reachable(kind, config).await {
+    run_pipeline_at(kind, &url(kind), config, cases, out).await
+}
+
+/// [`run_pipeline`] on the server at `url`.
+async fn run_pipeline_at(
+    kind: ServerKind,
+    url: &str,
+    config: &str,
+    cases: u64,
+    out: &Path,
+) -> Option<std::path::PathBuf> {
+    if !reachable_at(kind, url, config).await {
         return None;
     }
-    let url = url(kind);
+    let url = url.to_string();
     let plugins = common::plugin_dir(&[
         "txlab-dialect-mysql",
         "txlab-dialect-postgres",
@@ -216,6 +227,33 @@ async fn the_postgres_pipeline_runs_and_cleans_up() {
         out.path(),
     )
     .await;
+}
+
+/// The same pipelines on PostgreSQL 18 (the newest major version, started
+/// beside PostgreSQL 15 by `.ci/run`): WSS, Troc, IsoRel and TxCheck.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_postgres_pipelines_run_on_postgresql_18() {
+    let url = pg18_url();
+    for config in [
+        "configs/postgres.toml",
+        "configs/troc-postgres.toml",
+        "configs/isorel-postgres.toml",
+        "configs/txcheck-postgres.toml",
+    ] {
+        let out = tempfile::tempdir().unwrap();
+        let Some(run_dir) =
+            run_pipeline_at(ServerKind::Postgres, &url, config, 30, out.path()).await
+        else {
+            return;
+        };
+        let summary: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(run_dir.join("summary.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            summary["findings"], 0,
+            "{config} on PostgreSQL 18: {summary}"
+        );
+    }
 }
 
 /// A fixture oracle reports every blocked statement; its first finding is

