@@ -109,7 +109,7 @@ pub struct TargetSection {
     pub url: Option<String>,
     /// The dialect plugin's own options.
     #[serde(default)]
-    pub config: Option<Spanned<toml::Table>>,
+    pub config: Option<PluginTable>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -117,7 +117,7 @@ pub struct TargetSection {
 pub struct PluginRef {
     pub plugin: Spanned<String>,
     #[serde(default)]
-    pub config: Option<Spanned<toml::Table>>,
+    pub config: Option<PluginTable>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -437,15 +437,15 @@ impl LoadedPipeline {
 
     /// A plugin table as JSON, plus a function that locates the plugin's own
     /// complaints about it ("generator.config: max: …" at the table's line).
-    pub fn plugin_config(
-        &self,
-        table_path: &str,
-        config: &Option<Spanned<toml::Table>>,
-    ) -> PluginConfig {
+    pub fn plugin_config(&self, table_path: &str, config: &Option<PluginTable>) -> PluginConfig {
         let (json, line) = match config {
             Some(t) => (
-                toml_to_json(&toml::Value::Table(t.get_ref().clone())).to_string(),
-                Some(line_col(&self.source, t.span().start)),
+                toml_to_json(&toml::Value::Table(t.table.clone())).to_string(),
+                t.span
+                    .as_ref()
+                    .map(|span| span.start)
+                    .or_else(|| self.first_header_below(table_path))
+                    .map(|start| line_col(&self.source, start)),
             ),
             None => ("{}".to_string(), None),
         };
@@ -455,6 +455,21 @@ impl LoadedPipeline {
             file: self.path.clone(),
             location: line,
         }
+    }
+
+    /// Where the first header of a sub-table of `path` starts
+    /// (`[generator.config.weights]` for `generator.config`): where a table
+    /// that only such headers create is written.
+    fn first_header_below(&self, path: &str) -> Option<usize> {
+        let header = format!("[{path}.");
+        let mut offset = 0;
+        for line in self.source.split_inclusive('\n') {
+            if line.trim_start().starts_with(&header) {
+                return Some(offset + (line.len() - line.trim_start().len()));
+            }
+            offset += line.len();
+        }
+        None
     }
 
     /// Locates a plugin-name key (for "unknown plugin" errors).
@@ -481,6 +496,70 @@ impl PluginConfig {
             location: self.location,
             message: format!("`{}`: {message}", self.table_path),
         }
+    }
+}
+
+/// A plugin's options table, with where it is in the file when TOML says.
+/// A table that only sub-table headers create (`[generator.config.weights]`
+/// without `[generator.config]`) has no span, which `toml::Spanned` cannot
+/// take ("expected a borrowed string"), so this asks for the span and takes
+/// the plain table when none comes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PluginTable {
+    pub table: toml::Table,
+    pub span: Option<std::ops::Range<usize>>,
+}
+
+impl<'de> Deserialize<'de> for PluginTable {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::{MapAccess, Visitor};
+        use serde_spanned::__unstable as spanned;
+
+        struct TableVisitor;
+
+        impl<'de> Visitor<'de> for TableVisitor {
+            type Value = PluginTable;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a table of plugin options")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PluginTable, A::Error> {
+                let Some(first) = map.next_key::<String>()? else {
+                    return Ok(PluginTable {
+                        table: toml::Table::new(),
+                        span: None,
+                    });
+                };
+                if first == spanned::START_FIELD {
+                    let start: usize = map.next_value()?;
+                    let _: Option<String> = map.next_key()?;
+                    let end: usize = map.next_value()?;
+                    let _: Option<String> = map.next_key()?;
+                    let table: toml::Table = map.next_value()?;
+                    return Ok(PluginTable {
+                        table,
+                        span: Some(start..end),
+                    });
+                }
+                let mut table = toml::Table::new();
+                table.insert(first, map.next_value()?);
+                while let Some((k, v)) = map.next_entry::<String, toml::Value>()? {
+                    table.insert(k, v);
+                }
+                Ok(PluginTable { table, span: None })
+            }
+        }
+
+        deserializer.deserialize_struct(
+            spanned::NAME,
+            &[
+                spanned::START_FIELD,
+                spanned::END_FIELD,
+                spanned::VALUE_FIELD,
+            ],
+            TableVisitor,
+        )
     }
 }
 
@@ -555,6 +634,31 @@ plugin = "wss"
             c.error("boom").to_string(),
             "p.toml:11:1: `generator.config`: boom"
         );
+    }
+
+    /// A plugin table that only a sub-table header creates is the same
+    /// table (TOML), located at that header.
+    #[test]
+    fn a_plugin_table_made_by_its_sub_tables_is_read_and_located() {
+        let src = GOOD.replace(
+            "[generator.config]\ntransactions = [2, 3]\n",
+            "[generator.config.weights]\nquery = 2\n",
+        );
+        let p = parse(&src).unwrap();
+        let c = p.plugin_config("generator.config", &p.pipeline.generator.config);
+        assert_eq!(c.json, r#"{"weights":{"query":2}}"#);
+        assert_eq!(
+            c.error("boom").to_string(),
+            "p.toml:11:1: `generator.config`: boom"
+        );
+        // Written both ways, it is one table.
+        let both = GOOD.replace(
+            "transactions = [2, 3]\n",
+            "transactions = [2, 3]\n[generator.config.weights]\nquery = 2\n",
+        );
+        let p = parse(&both).unwrap();
+        let c = p.plugin_config("generator.config", &p.pipeline.generator.config);
+        assert_eq!(c.json, r#"{"transactions":[2,3],"weights":{"query":2}}"#);
     }
 
     #[test]
