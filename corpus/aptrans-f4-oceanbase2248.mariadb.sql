@@ -8,6 +8,11 @@
 -- expect mariadb isorel: pass
 -- expect mariadb txcheck: pass
 -- expect mariadb errors: pass
+-- expect mariadb-si troc: pass
+-- expect mariadb-si wss: pass
+-- expect mariadb-si isorel: pass
+-- expect mariadb-si txcheck: pass
+-- expect mariadb-si errors: pass
 -- note: An OceanBase bug: MariaDB 10.11.19 keeps T2's snapshot from START TRANSACTION WITH CONSISTENT SNAPSHOT; every oracle passes.
 -- note: START TRANSACTION WITH CONSISTENT SNAPSHOT is MySQL's and MariaDB's spelling; PostgreSQL takes the snapshot at the first statement, so this script runs on MariaDB only.
 CREATE TABLE t (ID INT, c0 INT);

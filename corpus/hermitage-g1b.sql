@@ -8,6 +8,11 @@
 -- expect mariadb isorel: allowed G-single (non-repeatable read)
 -- expect mariadb txcheck: pass
 -- expect mariadb errors: pass
+-- expect mariadb-si troc: pass
+-- expect mariadb-si wss: pass
+-- expect mariadb-si isorel: allowed G-single (non-repeatable read)
+-- expect mariadb-si txcheck: pass
+-- expect mariadb-si errors: pass
 -- expect postgres troc: pass
 -- expect postgres wss: pass
 -- expect postgres isorel: allowed G-single (non-repeatable read)

@@ -8,6 +8,11 @@
 -- expect mariadb isorel: pass
 -- expect mariadb txcheck: pass
 -- expect mariadb errors: pass
+-- expect mariadb-si troc: undecided outside the model
+-- expect mariadb-si wss: pass
+-- expect mariadb-si isorel: pass
+-- expect mariadb-si txcheck: pass
+-- expect mariadb-si errors: pass
 -- expect postgres troc: undecided outside the model
 -- expect postgres wss: pass
 -- expect postgres isorel: pass

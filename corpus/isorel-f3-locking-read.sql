@@ -8,6 +8,11 @@
 -- expect mariadb isorel: allowed G-SIa
 -- expect mariadb txcheck: undecided autocommit statement
 -- expect mariadb errors: pass
+-- expect mariadb-si troc: undecided autocommit statement
+-- expect mariadb-si wss: pass
+-- expect mariadb-si isorel: pass
+-- expect mariadb-si txcheck: undecided autocommit statement
+-- expect mariadb-si errors: pass
 -- expect postgres troc: undecided outside the model
 -- expect postgres wss: pass
 -- expect postgres isorel: pass

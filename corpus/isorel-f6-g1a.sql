@@ -8,6 +8,11 @@
 -- expect mariadb isorel: allowed G1a (dirty read)
 -- expect mariadb txcheck: undecided where dirty reads are impossible
 -- expect mariadb errors: pass
+-- expect mariadb-si troc: pass
+-- expect mariadb-si wss: pass
+-- expect mariadb-si isorel: allowed G1a (dirty read)
+-- expect mariadb-si txcheck: undecided read-uncommitted
+-- expect mariadb-si errors: pass
 -- expect postgres troc: pass
 -- expect postgres wss: pass
 -- expect postgres isorel: pass

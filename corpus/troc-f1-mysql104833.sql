@@ -8,6 +8,11 @@
 -- expect mariadb isorel: pass
 -- expect mariadb txcheck: pass
 -- expect mariadb errors: pass
+-- expect mariadb-si troc: pass
+-- expect mariadb-si wss: pass
+-- expect mariadb-si isorel: pass
+-- expect mariadb-si txcheck: pass
+-- expect mariadb-si errors: pass
 -- expect postgres troc: vendor-permitted re-check after a wait
 -- expect postgres wss: vendor-permitted re-check after a wait
 -- expect postgres isorel: pass

@@ -8,6 +8,11 @@
 -- expect mariadb isorel: undecided outside what IsoRel observes
 -- expect mariadb txcheck: pass
 -- expect mariadb errors: pass
+-- expect mariadb-si troc: undecided outside the model
+-- expect mariadb-si wss: undecided outside the model
+-- expect mariadb-si isorel: undecided outside what IsoRel observes
+-- expect mariadb-si txcheck: pass
+-- expect mariadb-si errors: pass
 -- expect postgres troc: undecided outside the model
 -- expect postgres wss: undecided outside the model
 -- expect postgres isorel: undecided outside what IsoRel observes

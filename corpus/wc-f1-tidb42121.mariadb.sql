@@ -8,6 +8,11 @@
 -- expect mariadb isorel: pass
 -- expect mariadb txcheck: pass
 -- expect mariadb errors: pass
+-- expect mariadb-si troc: pass
+-- expect mariadb-si wss: pass
+-- expect mariadb-si isorel: pass
+-- expect mariadb-si txcheck: pass
+-- expect mariadb-si errors: pass
 -- note: MariaDB 10.11.19 makes T1's DELETE wait for T2's REPLACE and then deletes both rows: no bug on MariaDB, every oracle passes.
 -- note: REPLACE is MySQL's and MariaDB's spelling; PostgreSQL has none, so this script runs on MariaDB only.
 CREATE TABLE t (c1 DOUBLE PRIMARY KEY);

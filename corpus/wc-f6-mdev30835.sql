@@ -8,6 +8,11 @@
 -- expect mariadb isorel: pass
 -- expect mariadb txcheck: pass
 -- expect mariadb errors: pass
+-- expect mariadb-si troc: pass
+-- expect mariadb-si wss: pass
+-- expect mariadb-si isorel: pass
+-- expect mariadb-si txcheck: pass
+-- expect mariadb-si errors: pass
 -- expect postgres troc: pass
 -- expect postgres wss: vendor-permitted a write missed an uncommitted change
 -- expect postgres isorel: pass

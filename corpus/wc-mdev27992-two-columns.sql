@@ -8,6 +8,11 @@
 -- expect mariadb isorel: pass
 -- expect mariadb txcheck: pass
 -- expect mariadb errors: pass
+-- expect mariadb-si troc: finding inconsistent affected-row count
+-- expect mariadb-si wss: vendor-permitted phantom behind a wait
+-- expect mariadb-si isorel: pass
+-- expect mariadb-si txcheck: pass
+-- expect mariadb-si errors: pass
 -- expect postgres troc: pass
 -- expect postgres wss: pass
 -- expect postgres isorel: pass
