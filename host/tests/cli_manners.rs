@@ -71,3 +71,89 @@ fn colour_only_on_a_terminal_and_never_with_no_color() {
     assert!(stderr(&o).contains("DEBUG"));
     assert!(!stderr(&o).contains('\u{1b}'), "{}", stderr(&o));
 }
+
+/// On a terminal the bar shows the rate to one decimal and the ETA (a
+/// number of cases) or the time left (a duration).
+#[test]
+fn the_progress_bar_shows_a_rounded_rate_and_the_time_to_the_end() {
+    let env = Env::new(&[]);
+    let p = env.pipeline("p.toml", &pipeline("random", &["plugin = \"wss\""]));
+    let out = env.out();
+    let (p, out) = (p.to_str().unwrap(), out.to_str().unwrap());
+    let Some(tty) = on_a_terminal(&env, &["run", p, "--cases", "30", "--out", out], &[]) else {
+        return;
+    };
+    let bar = tty
+        .split(['\r', '\n'])
+        .rfind(|l| l.contains("ETA"))
+        .unwrap_or_else(|| panic!("no ETA on the bar:\n{tty}"));
+    let rate = bar
+        .split(" cases/s")
+        .next()
+        .and_then(|b| b.rsplit('(').next())
+        .unwrap_or_else(|| panic!("no rate: {bar}"));
+    let (_, decimals) = rate.split_once('.').unwrap_or_else(|| panic!("{rate}"));
+    assert_eq!(
+        decimals.len(),
+        1,
+        "the rate is rounded to one decimal: {bar}"
+    );
+    let tty = on_a_terminal(&env, &["run", p, "--duration", "2s", "--out", out], &[]).unwrap();
+    assert!(
+        tty.split(['\r', '\n']).any(|l| l.contains(" left")),
+        "no time left on the bar:\n{tty}"
+    );
+}
+
+/// Off a terminal (a pipe) a progress line every --progress-every on
+/// stderr; --json: only the summary on stdout, the same as summary.json;
+/// --quiet: nothing; -v: the run's phases.
+#[test]
+fn a_piped_run_prints_progress_lines_json_or_nothing() {
+    let env = Env::new(&[]);
+    let p = env.pipeline("p.toml", &pipeline("random", &["plugin = \"wss\""]));
+    let p = p.to_str().unwrap();
+    let out = env.out();
+    let o = env.txlab(&[
+        "run",
+        p,
+        "--duration",
+        "3s",
+        "--progress-every",
+        "1s",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("txlab: ") && l.contains(" left"))
+        .collect();
+    assert!(lines.len() >= 2, "{err}");
+    assert!(lines[0].contains("cases/s, findings 0"), "{}", lines[0]);
+
+    let out = env.work.path().join("json");
+    let o = env.txlab(&["run", p, "--json", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let printed: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(printed, summary(&run_dir(&out)));
+
+    let out = env.work.path().join("quiet");
+    let o = env.txlab(&["run", p, "-q", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    assert_eq!(stderr(&o), "");
+    assert_eq!(summary(&run_dir(&out))["cases"], 5);
+
+    let out = env.work.path().join("verbose");
+    let o = env.txlab(&["-v", "run", p, "--out", out.to_str().unwrap()]);
+    for phase in [
+        "plugins ready for 1 worker(s)",
+        "target ready: dialect sqlite",
+        "running; output in",
+        "cases done; writing the summary",
+    ] {
+        assert!(stderr(&o).contains(phase), "{phase}:\n{}", stderr(&o));
+    }
+}

@@ -5,7 +5,7 @@ use super::{
     out, parse_positive_duration, Cli, EXIT_CLEAN, EXIT_FINDINGS, EXIT_INTERRUPTED,
     EXIT_TOOL_ERRORS,
 };
-use crate::run::{RunOptions, RunSummary};
+use crate::run::{Reporting, RunOptions, RunSummary};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -45,6 +45,18 @@ pub(super) struct RunArgs {
     /// documentation) are findings (over the pipeline's `run.strict`).
     #[arg(long)]
     strict: bool,
+    /// Print nothing while the run runs and no summary at its end (errors
+    /// still go to stderr); the exit code and the run directory tell the rest.
+    #[arg(short, long, conflicts_with = "json")]
+    quiet: bool,
+    /// Print the run's summary (summary.json) as JSON on stdout at the end,
+    /// and the line per finding on stderr.
+    #[arg(long)]
+    json: bool,
+    /// Where stderr is not a terminal (a pipe, a CI log), print a progress
+    /// line this often.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_positive_duration)]
+    progress_every: Duration,
 }
 
 /// The next request to stop: Ctrl-C (SIGINT), SIGTERM (a service manager's
@@ -110,10 +122,27 @@ pub(super) fn run(cli: &Cli, args: &RunArgs) -> anyhow::Result<u8> {
         no_reduce: args.no_reduce,
         strict: args.strict,
         shard: args.shard,
+        reporting: Reporting {
+            quiet: args.quiet,
+            lines_to_stderr: args.json,
+            progress_every: args.progress_every,
+        },
         interrupt: Some(interrupt_on_ctrl_c()),
     };
     let summary = crate::run::run(&resolved, &options)?;
-    print_summary(&summary);
+    if args.json {
+        out!(
+            "{}",
+            serde_json::to_string_pretty(&summary).expect("the summary serializes")
+        );
+        if let Some(what) = &summary.output_error {
+            eprintln!("error: the run's output is incomplete: {what}");
+        }
+    } else if !args.quiet {
+        print_summary(&summary);
+    } else if let Some(what) = &summary.output_error {
+        eprintln!("error: the run's output is incomplete: {what}");
+    }
     Ok(if summary.findings > 0 {
         EXIT_FINDINGS
     } else if summary.interrupted {

@@ -22,7 +22,7 @@ pub use reduction::{reduce_and_write, reduce_finding, Reduced};
 pub use summary::{Exercised, PatternTally, RunSummary};
 
 use crate::setup::{Environment, Resolved, ServerAccess, SetupError};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 pub use output::random_seed;
 use output::{open_log, prepare_output};
 use plan::{Extent, Plan};
@@ -52,6 +52,8 @@ pub struct RunOptions {
     pub strict: bool,
     /// Run only this slice of the run's case indices (`--shard`).
     pub shard: Option<Shard>,
+    /// What the run prints while it runs.
+    pub reporting: Reporting,
     /// Set by the caller to stop the run early (Ctrl-C): every worker
     /// finishes its case, the summary is written and the run's databases
     /// are dropped.
@@ -76,18 +78,63 @@ fn plan(resolved: &Resolved<'_>, options: &RunOptions) -> Plan {
     }
 }
 
-fn progress_bar(plan: &Plan) -> ProgressBar {
+/// What a run prints while it runs, besides its log.
+#[derive(Clone, Debug)]
+pub struct Reporting {
+    /// Nothing: no progress, no line per finding (`--quiet`).
+    pub quiet: bool,
+    /// The line per finding on stderr, so that stdout holds only what the
+    /// caller prints at the end (`--json`).
+    pub lines_to_stderr: bool,
+    /// Where stderr is not a terminal (no progress bar), a progress line
+    /// this often.
+    pub progress_every: Duration,
+}
+
+impl Default for Reporting {
+    fn default() -> Self {
+        Reporting {
+            quiet: false,
+            lines_to_stderr: false,
+            progress_every: Duration::from_secs(10),
+        }
+    }
+}
+
+fn progress_bar(plan: &Plan, reporting: &Reporting) -> ProgressBar {
+    if reporting.quiet {
+        return ProgressBar::hidden();
+    }
     let progress = match plan.len() {
         Some(n) => ProgressBar::new(n),
         None => ProgressBar::new_spinner(),
     };
-    progress.set_style(
-        ProgressStyle::with_template(
-            "{spinner:.green} {elapsed_precise} [{bar:30.cyan/blue}] {pos}/{len} cases ({per_sec}) {msg}",
+    // Rates to one decimal, and the time to the end: the ETA of a number of
+    // cases, the time left of a duration.
+    let rate = |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+        let _ = write!(w, "{:.1} cases/s", state.per_sec());
+    };
+    let style = match plan.ends() {
+        Some(end) => ProgressStyle::with_template(
+            "{spinner:.green} {elapsed_precise} {pos} cases ({rate}) {msg} | {left} left",
         )
         .expect("valid template")
+        .with_key("rate", rate)
+        .with_key(
+            "left",
+            move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let left = end.saturating_duration_since(Instant::now());
+                let _ = write!(w, "{}", humantime::format_duration(Duration::from_secs(left.as_secs())));
+            },
+        ),
+        None => ProgressStyle::with_template(
+            "{spinner:.green} {elapsed_precise} [{bar:30.cyan/blue}] {pos}/{len} cases ({rate}) {msg} | ETA {eta}",
+        )
+        .expect("valid template")
+        .with_key("rate", rate)
         .progress_chars("=> "),
-    );
+    };
+    progress.set_style(style);
     progress.enable_steady_tick(Duration::from_millis(200));
     progress
 }
@@ -115,12 +162,15 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     for _ in 0..workers {
         plugins.push((resolved.new_generator()?, resolved.new_oracles()?));
     }
+    tracing::info!(target: "txlab::run", "plugins ready for {workers} worker(s); seed {seed}");
 
     let env = Environment::with_access(resolved, &options.server)?;
     let setups = env.level_setups(resolved)?;
+    tracing::info!(target: "txlab::run", "target ready: dialect {}", resolved.info.name);
     let run_dir = prepare_output(&out, seed)?;
+    tracing::info!(target: "txlab::run", "running; output in {}", run_dir.display());
 
-    let progress = progress_bar(&plan);
+    let progress = progress_bar(&plan, &options.reporting);
     let shared = Arc::new(Shared {
         taken: AtomicU64::new(0),
         interrupt: options.interrupt.clone(),
@@ -140,13 +190,20 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
         progress: progress.clone(),
         reductions: Mutex::new(BTreeMap::new()),
         max_reductions_per_kind: p.reduce.max_per_kind,
+        reporting: options.reporting.clone(),
     });
     shared.refresh();
     let plan = Arc::new(plan);
     let started = Instant::now();
 
     let reduce = (p.reduce.enabled && !options.no_reduce).then(|| p.reduce.settings());
+    let cases_done = AtomicBool::new(false);
     std::thread::scope(|scope| -> Result<(), SetupError> {
+        // Off a terminal there is no bar: a line every `progress_every`.
+        if !options.reporting.quiet && progress.is_hidden() {
+            let (shared, plan, done) = (&shared, &plan, &cases_done);
+            scope.spawn(move || shared.print_progress_lines(plan, started, done));
+        }
         let mut handles = Vec::new();
         for (id, (generator, oracles)) in plugins.into_iter().enumerate() {
             let mut worker = Worker {
@@ -166,8 +223,10 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
                 shared.stop("a worker stopped on an internal error (see the log above)".into());
             }
         }
+        cases_done.store(true, std::sync::atomic::Ordering::SeqCst);
         Ok(())
     })?;
+    tracing::info!(target: "txlab::run", "cases done; writing the summary");
 
     progress.finish_and_clear();
     let mut summary = std::mem::take(&mut *shared.summary.lock().expect("lock"));

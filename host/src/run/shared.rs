@@ -28,6 +28,7 @@ pub(super) struct Shared {
     /// Reductions started per oracle and finding signature.
     pub(super) reductions: Mutex<BTreeMap<(String, String), u32>>,
     pub(super) max_reductions_per_kind: u32,
+    pub(super) reporting: super::Reporting,
 }
 
 impl Shared {
@@ -62,13 +63,66 @@ impl Shared {
     }
 
     /// A line above the progress bar, or on stdout when there is no bar
-    /// (not a terminal), where indicatif would drop it.
+    /// (not a terminal), where indicatif would drop it; on stderr when stdout
+    /// is for the caller's JSON; nowhere when the run is quiet.
     fn say(&self, line: String) {
-        if self.progress.is_hidden() {
+        if self.reporting.quiet {
+            return;
+        }
+        if self.reporting.lines_to_stderr {
+            eprintln!("{line}");
+        } else if self.progress.is_hidden() {
             // Not println!: a closed stdout must not panic a worker.
             let _ = writeln!(std::io::stdout(), "{line}");
         } else {
             self.progress.println(line);
+        }
+    }
+
+    /// Where there is no progress bar (stderr is not a terminal), a line on
+    /// stderr every `progress_every` until `done`: cases, rate, counts, and
+    /// the time to the end where it is known.
+    pub(super) fn print_progress_lines(
+        &self,
+        plan: &super::plan::Plan,
+        started: std::time::Instant,
+        done: &AtomicBool,
+    ) {
+        let every = self.reporting.progress_every;
+        let mut next = started + every;
+        while !done.load(Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            let now = std::time::Instant::now();
+            if now < next {
+                continue;
+            }
+            next = now + every;
+            let line = {
+                let s = self.summary.lock().expect("lock");
+                let elapsed = now.duration_since(started).as_secs_f64();
+                let rate = s.cases as f64 / elapsed.max(1e-9);
+                let end = match (plan.ends(), plan.len()) {
+                    (Some(end), _) => format!(
+                        ", {} left",
+                        humantime::format_duration(std::time::Duration::from_secs(
+                            end.saturating_duration_since(now).as_secs()
+                        ))
+                    ),
+                    (None, Some(n)) if rate > 0.0 && n > s.cases => format!(
+                        ", about {} to go",
+                        humantime::format_duration(std::time::Duration::from_secs(
+                            ((n - s.cases) as f64 / rate) as u64
+                        ))
+                    ),
+                    _ => String::new(),
+                };
+                let of = plan.len().map(|n| format!("/{n}")).unwrap_or_default();
+                format!(
+                    "txlab: {}{of} cases, {rate:.1} cases/s, findings {}, vendor-permitted anomalies {}, undecided {}, tool errors {}{end}",
+                    s.cases, s.findings, s.anomalies, s.undecided, s.errors
+                )
+            };
+            eprintln!("{line}");
         }
     }
 
