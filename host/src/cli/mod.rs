@@ -7,6 +7,7 @@ mod check_config;
 mod clean;
 mod finding;
 mod generate;
+mod html;
 mod import;
 mod plugins;
 mod reduce;
@@ -89,6 +90,10 @@ enum Command {
     /// left behind (by their txlab mark, never by name alone); --drop
     /// removes them.
     Clean(clean::CleanArgs),
+    /// Write a run directory's page, index.html, again from its files: the
+    /// counts, each finding and anomaly with its timeline, dependency cycle,
+    /// expected and actual rows and reduced case (offline, one file).
+    Html(html::HtmlArgs),
 }
 
 fn init_logging(verbose: u8) {
@@ -136,6 +141,7 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
         Command::Import(args) => import::run(cli, args),
         Command::Check(args) => check::run(cli, args),
         Command::Clean(args) => clean::run(cli, args),
+        Command::Html(args) => html::run(cli, args),
     }
 }
 
