@@ -275,7 +275,8 @@ fn record(
 }
 
 /// A run directory as `txlab run` writes it, built by hand: a finding whose
-/// T2 UPDATE waited for T1's COMMIT, with a dependency cycle, Troc-shaped
+/// T2 UPDATE waited for T1's COMMIT and whose T3 was a deadlock victim
+/// (its COMMIT never sent), with a dependency cycle, Troc-shaped
 /// evidence, a reduced case, an export file, and a title that tries to
 /// inject markup.
 fn hand_built_run(dir: &Path) -> PathBuf {
@@ -326,6 +327,30 @@ fn hand_built_run(dir: &Path) -> PathBuf {
                 ),
                 record(1, 2, "COMMIT", (422_500, 423_100), None, Outcome::Done),
             ],
+            vec![
+                record(
+                    2,
+                    0,
+                    "DELETE FROM t0 WHERE k = 1",
+                    (3_100, 60_000),
+                    None,
+                    Outcome::Error(DbError {
+                        class: ErrorClass::Deadlock,
+                        scope: ErrorScope::Transaction,
+                        code: Some(1213),
+                        sqlstate: Some("40001".into()),
+                        message: "Deadlock found when trying to get lock".into(),
+                    }),
+                ),
+                StatementRecord {
+                    at: StatementRef::new(2, 1),
+                    sql: "COMMIT".into(),
+                    submitted_us: None,
+                    completed_us: None,
+                    blocked: None,
+                    outcome: Outcome::NotSubmitted,
+                },
+            ],
         ],
         transactions: vec![
             TransactionRecord {
@@ -338,8 +363,16 @@ fn hand_built_run(dir: &Path) -> PathBuf {
                 end: TxnEnd::Committed,
                 ended_us: Some(423_100),
             },
+            TransactionRecord {
+                isolation: IsolationLevel::ReadCommitted,
+                end: TxnEnd::Aborted {
+                    by: StatementRef::new(2, 0),
+                    class: ErrorClass::Deadlock,
+                },
+                ended_us: Some(60_000),
+            },
         ],
-        completion_order: [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]
+        completion_order: [(0, 0), (0, 1), (2, 0), (0, 2), (1, 0), (1, 1), (1, 2)]
             .iter()
             .map(|&(t, s)| StatementRef::new(t, s))
             .collect(),
@@ -459,8 +492,12 @@ fn a_hand_built_run_with_a_finding_renders_in_chromium() {
     assert!(table.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     check_timeline(&dom, &finding, id);
     let section = element(&dom, "section", id);
-    // T2.1 waited for T1.3: the arrow goes from T1.3 to T2.1.
+    // T2.1 waited for T1.3: the arrow goes from T1.3 to T2.1. T3 was
+    // aborted: its DELETE is an error bar, then a cross.
     assert!(section.contains("data-from=\"T1.3\" data-to=\"T2.1\""));
+    assert!(section.contains("<g class=\"stmt error\" data-at=\"T3.1\""));
+    assert!(section.contains("<g class=\"abort\" data-txn=\"T3\""));
+    assert!(section.contains("read-committed · aborted (deadlock)"));
     // The cycle: two transactions, two labelled edges, one of them rw.
     let cycle = svg(section, "cycle").expect("a cycle picture");
     assert_eq!(cycle.matches("<g class=\"node\"").count(), 2);

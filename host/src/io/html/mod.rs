@@ -51,3 +51,11 @@ pub fn write_index(run_dir: &Path) -> Result<PathBuf, HtmlError> {
     tracing::debug!(path = %path.display(), bytes = html.len(), "wrote the run's page");
     Ok(path)
 }
+
+/// After a finding changed (`txlab reduce`): writes its run's page again when
+/// the run has one (`RUN/findings/case-…/` → `RUN/index.html`); `None` when
+/// there is none to update.
+pub fn refresh_for_finding(finding_dir: &Path) -> Option<Result<PathBuf, HtmlError>> {
+    let run_dir = finding_dir.parent()?.parent()?;
+    run_dir.join(INDEX).is_file().then(|| write_index(run_dir))
+}
