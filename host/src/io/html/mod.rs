@@ -16,6 +16,8 @@ mod evidence;
 mod load;
 mod markdown;
 mod page;
+#[cfg(test)]
+mod tests;
 mod timeline;
 
 use std::path::{Path, PathBuf};

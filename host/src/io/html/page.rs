@@ -13,6 +13,11 @@ use txlab_plugin_api::ir::{History, Outcome, RowText};
 
 const STYLE: &str = include_str!("style.css");
 
+/// Reports with a section of their own (about 40 kB each); the table links
+/// the others to their `report.md`, so that a long run's page stays a size a
+/// browser opens at once.
+pub const MAX_SECTIONS: usize = 200;
+
 /// The id of a report's section: `r-findings-case-000012-troc`.
 pub fn section_id(r: &ReportDir) -> String {
     format!("r-{}", anchor(&r.rel))
@@ -49,7 +54,7 @@ pub fn render(run: &RunDir) -> String {
     s.push_str("<main>\n");
     counts_section(&mut s, run);
     reports_table(&mut s, run);
-    for (i, r) in run.reports.iter().enumerate() {
+    for (i, r) in run.reports.iter().take(MAX_SECTIONS).enumerate() {
         report_section(&mut s, r, i);
     }
     let _ = write!(
@@ -254,8 +259,20 @@ fn reports_table(s: &mut String, run: &RunDir) {
         s.push_str("<p>None in this run.</p></section>\n");
         return;
     }
+    if run.reports.len() > MAX_SECTIONS {
+        let _ = write!(
+            s,
+            "<p class=\"notice\">The first {MAX_SECTIONS} have a section on this page; the other {} link to their report.md.</p>",
+            run.reports.len() - MAX_SECTIONS
+        );
+    }
     s.push_str("<table id=\"reports-table\"><thead><tr><th>kind</th><th>case</th><th>oracle</th><th>title</th><th>levels</th></tr></thead><tbody>\n");
-    for r in &run.reports {
+    for (i, r) in run.reports.iter().enumerate() {
+        let link = if i < MAX_SECTIONS {
+            format!("#{}", section_id(r))
+        } else {
+            format!("{}/report.md", href(&r.rel))
+        };
         let case = r
             .provenance
             .as_ref()
@@ -269,11 +286,10 @@ fn reports_table(s: &mut String, run: &RunDir) {
         let lv = r.history.as_ref().map(levels).unwrap_or_default();
         let _ = writeln!(
             s,
-            "<tr data-kind=\"{kind}\"><td><span class=\"badge {kind}\">{}</span></td><td class=\"n\">{}</td><td>{}</td><td class=\"title\"><a href=\"#{}\">{}</a></td><td>{}</td></tr>",
+            "<tr data-kind=\"{kind}\"><td><span class=\"badge {kind}\">{}</span></td><td class=\"n\">{}</td><td>{}</td><td class=\"title\"><a href=\"{link}\">{}</a></td><td>{}</td></tr>",
             r.kind.name(),
             Esc(&case),
             Esc(oracle),
-            section_id(r),
             markdown::inline(&title(r)),
             Esc(&lv),
             kind = r.kind.class(),
