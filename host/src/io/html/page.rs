@@ -310,6 +310,10 @@ fn timeline_block(s: &mut String, h: &History, id: &str) {
     );
 }
 
+/// Rows of a query's result shown in the statements' table (history.json
+/// has them all).
+const ROWS_SHOWN: usize = 4;
+
 fn steps_table(s: &mut String, h: &History) {
     s.push_str("<table class=\"steps\"><thead><tr><th>#</th><th>statement</th><th>SQL</th><th>observed</th></tr></thead><tbody>");
     for (i, at) in h.completion_order.iter().enumerate() {
@@ -318,11 +322,11 @@ fn steps_table(s: &mut String, h: &History) {
         if let Outcome::Rows { rows, .. } = &r.outcome {
             let shown: Vec<String> = rows
                 .iter()
-                .take(6)
+                .take(ROWS_SHOWN)
                 .map(|r| RowText(r).to_string())
                 .collect();
             if !shown.is_empty() {
-                let more = if rows.len() > 6 { ", …" } else { "" };
+                let more = if rows.len() > ROWS_SHOWN { ", …" } else { "" };
                 let _ = write!(observed, ": {}{more}", shown.join(", "));
             }
         }
