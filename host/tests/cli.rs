@@ -781,6 +781,15 @@ fn a_finding_is_reduced_to_the_statements_that_matter_and_replays() {
     assert_eq!(again["stopped"], "the trial budget ran out", "{again:#}");
     assert_eq!(again["after"], again["before"], "{again:#}");
     assert_eq!(read_json(&finding.join("reduction.json")), reduction);
+    // The run's page is written again and links the attempt.
+    let page = run_dir(&out).join("index.html");
+    assert!(
+        stdout(&o).contains(&format!("page updated: {}", page.display())),
+        "{}",
+        stdout(&o)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("/reduction-attempt.json\""), "{html}");
     assert_eq!(
         read_json(&reduced_dir.join("generated.json"))["transactions"]
             .as_array()

@@ -7,6 +7,7 @@ mod check_config;
 mod clean;
 mod finding;
 mod generate;
+mod html;
 mod import;
 mod merge;
 mod plugins;
@@ -99,6 +100,10 @@ enum Command {
     /// Combine run directories (the shards of a run, or runs of one seed)
     /// into one summary, with findings de-duplicated by oracle and signature.
     Merge(merge::MergeArgs),
+    /// Write a run directory's page, index.html, again from its files: the
+    /// counts, each finding and anomaly with its timeline, dependency cycle,
+    /// expected and actual rows and reduced case (offline, one file).
+    Html(html::HtmlArgs),
 }
 
 fn init_logging(verbose: u8) {
@@ -161,6 +166,7 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
         Command::Check(args) => check::run(cli, args),
         Command::Clean(args) => clean::run(cli, args),
         Command::Merge(args) => merge::run(cli, args),
+        Command::Html(args) => html::run(cli, args),
     }
 }
 

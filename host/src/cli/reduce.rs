@@ -115,6 +115,11 @@ pub(super) fn run(cli: &Cli, args: &ReduceArgs) -> anyhow::Result<u8> {
     } else {
         out!("written: {}", dir.join("reduction.json").display());
     }
+    match crate::io::html::refresh_for_finding(dir) {
+        Some(Ok(page)) => out!("page updated: {}", page.display()),
+        Some(Err(e)) => tracing::warn!("the run's page was not updated: {e}"),
+        None => {}
+    }
     Ok(match report.outcome {
         ReductionOutcome::OriginalDidNotReproduce => EXIT_CLEAN,
         ReductionOutcome::Reduced

@@ -259,4 +259,8 @@ fn print_summary(s: &RunSummary) {
         );
     }
     out!("  output: {}", s.run_dir.display());
+    let page = s.run_dir.join(crate::io::html::INDEX);
+    if page.is_file() {
+        out!("  page: {}", page.display());
+    }
 }

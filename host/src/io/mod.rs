@@ -1,7 +1,8 @@
-//! What goes to disk and comes back: finding directories and reduction
-//! reports. Nothing here runs a case.
+//! What goes to disk and comes back: finding directories, reduction
+//! reports and the run's page (`html`). Nothing here runs a case.
 
 mod findings;
+pub mod html;
 mod merge;
 mod reduction_report;
 

@@ -239,5 +239,9 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     if let Err(e) = crate::io::write_atomically(&path, json.as_bytes()) {
         summary.output_error = Some(format!("cannot write {}: {e}", path.display()));
     }
+    // The run as a page, from the files just written.
+    if let Err(e) = crate::io::html::write_index(&run_dir) {
+        summary.output_error.get_or_insert(e.to_string());
+    }
     Ok(summary)
 }

@@ -69,6 +69,7 @@ pub fn plugin_listing(o: &std::process::Output) -> String {
 pub mod cli_env;
 pub mod generated;
 pub mod leftovers;
+pub mod png;
 pub mod private_postgres;
 pub mod replay;
 pub mod servers;
