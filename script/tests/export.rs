@@ -164,7 +164,8 @@ fn every_format_of_every_oracles_finding_matches_its_snapshot() {
     }
 }
 
-/// What SQL cannot tell apart, as tests/round_trip.rs normalises it.
+/// What SQL cannot tell apart, as tests/round_trip.rs normalises it (a
+/// primary key is NOT NULL, a table without rows, a plain query is a SELECT).
 fn normalise(mut case: TestCase) -> TestCase {
     for t in &mut case.schema.tables {
         let pk = t.primary_key.clone();
@@ -173,6 +174,29 @@ fn normalise(mut case: TestCase) -> TestCase {
         }
     }
     case.initial_rows.retain(|r| !r.rows.is_empty());
+    for t in &mut case.transactions {
+        for s in &mut t.statements {
+            if let Statement::Query(q) = s {
+                let plain = q.alias.is_none()
+                    && q.joins.is_empty()
+                    && q.group_by.is_empty()
+                    && !q
+                        .projection
+                        .iter()
+                        .chain(&q.order_by)
+                        .any(Expr::has_aggregate);
+                if plain {
+                    *s = Statement::Select(Select {
+                        table: q.table.clone(),
+                        projection: Projection::Exprs(q.projection.clone()),
+                        filter: q.filter.clone(),
+                        order_by: q.order_by.clone(),
+                        lock: RowLock::None,
+                    });
+                }
+            }
+        }
+    }
     case
 }
 
@@ -301,4 +325,247 @@ fn formats_that_do_not_fit_the_dialect_or_the_case_are_refused() {
     other.history.statements[0].pop();
     let e = export_of(&other, ExportFormat::Sql).unwrap_err();
     assert!(matches!(e, ExportError::Mismatch(_)), "{e}");
+}
+
+#[test]
+fn the_pace_becomes_real_sleeps_in_the_mysql_test() {
+    let mut f = fixture("mariadb-troc", "mariadb");
+    f.case.pace_ms = Some(200);
+    let test = export_of(&f, ExportFormat::Mtr).unwrap().remove(0);
+    // After the blocked DELETE has settled, and after each COMMIT.
+    let after_wait = "--source include/wait_condition.inc\n--real_sleep 0.200\n";
+    assert!(test.contains(after_wait), "{test}");
+    let sleeps = test.matches("--real_sleep 0.200").count();
+    assert_eq!(
+        sleeps, 3,
+        "one after the wait, one after each COMMIT: {test}"
+    );
+    assert!(test.contains("# pace: 200 ms"), "{test}");
+    let sql = export_of(&f, ExportFormat::Sql).unwrap().remove(0);
+    assert!(sql.contains("-- pace: 200 ms"), "{sql}");
+    let troc = export_of(&f, ExportFormat::Troc).unwrap().remove(0);
+    assert!(troc.contains("Troc has no pauses"), "{troc}");
+}
+
+/// Troc's case-file reader as the artifact's Main, TableTool and
+/// StatementCell read one: set-up lines up to a blank line; per transaction
+/// a level alias and statements up to a blank line or END; the schedule.
+/// Returns each transaction's statements and the schedule, or why Troc
+/// would fail.
+fn troc_read(text: &str, table: &str) -> Result<(Vec<Vec<String>>, Vec<usize>), String> {
+    let mut lines = text.lines();
+    for sql in lines.by_ref() {
+        if sql.is_empty() {
+            break;
+        }
+    }
+    let mut txns = Vec::new();
+    for _ in 0..2 {
+        let level = lines.next().ok_or("no level")?;
+        if !["RU", "RC", "RR", "SER"].contains(&level) {
+            return Err(format!("Invalid isolation level alias: {level}"));
+        }
+        let mut statements = Vec::new();
+        for sql in lines.by_ref() {
+            if sql.is_empty() || sql == "END" {
+                break;
+            }
+            let sql = sql.replace(';', "");
+            let kind = sql.split(' ').next().unwrap();
+            if ![
+                "SELECT", "UPDATE", "DELETE", "INSERT", "BEGIN", "COMMIT", "ROLLBACK",
+            ]
+            .contains(&kind)
+            {
+                return Err(format!("No enum constant StatementType.{kind}"));
+            }
+            if kind == "INSERT" {
+                // Pattern "INTO <table>\s*\((.*?)\) VALUES\s*\((.*?)\)".
+                let after = sql
+                    .split_once(&format!("INTO {table}"))
+                    .ok_or("parse INSERT statement failed")?
+                    .1
+                    .trim_start();
+                let (cols, rest) = after
+                    .strip_prefix('(')
+                    .and_then(|a| a.split_once(')'))
+                    .ok_or("parse INSERT statement failed")?;
+                let vals = rest
+                    .strip_prefix(" VALUES")
+                    .map(str::trim_start)
+                    .and_then(|v| v.strip_prefix('('))
+                    .and_then(|v| v.split_once(')'))
+                    .ok_or("parse INSERT statement failed")?
+                    .0;
+                if cols.split(',').count() != vals.split(',').count() {
+                    return Err(format!("Parse insert statement failed: {sql}"));
+                }
+            }
+            statements.push(sql);
+        }
+        txns.push(statements);
+    }
+    let schedule = lines
+        .find(|l| !l.is_empty())
+        .ok_or("no schedule")?
+        .split('-')
+        .map(|t| t.parse::<usize>().map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((txns, schedule))
+}
+
+#[test]
+fn trocs_reader_takes_every_troc_export_as_the_case() {
+    for f in mysql_fixtures() {
+        let text = export_of(&f, ExportFormat::Troc).unwrap().remove(0);
+        let table = &f.case.schema.tables[0].name;
+        let (txns, schedule) = troc_read(&text, table).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        for (t, statements) in txns.iter().enumerate() {
+            assert_eq!(
+                statements.len(),
+                f.case.transactions[t].statements.len(),
+                "{}\n{text}",
+                f.name
+            );
+            assert_eq!(statements[0], "BEGIN");
+            assert_eq!(
+                schedule.iter().filter(|&&x| x == t + 1).count(),
+                statements.len(),
+                "{}\n{text}",
+                f.name
+            );
+        }
+        let submitted: Vec<usize> = f
+            .case
+            .submitted_order
+            .iter()
+            .map(|at| at.txn() + 1)
+            .collect();
+        assert_eq!(schedule, submitted, "{}", f.name);
+        let read = text.split("\nEND\n").next().unwrap();
+        assert!(!read.contains('`'), "names unquoted: {text}");
+    }
+}
+
+/// A history of `case` in which every statement ran in submitted order and
+/// nothing blocked.
+fn serial_history(case: &TestCase) -> History {
+    let position = |at: StatementRef| case.submitted_order.iter().position(|&x| x == at);
+    History {
+        statements: case
+            .transactions
+            .iter()
+            .enumerate()
+            .map(|(t, txn)| {
+                (0..txn.statements.len())
+                    .map(|s| StatementRecord {
+                        at: StatementRef::new(t, s),
+                        sql: String::new(),
+                        submitted_us: position(StatementRef::new(t, s)).map(|p| p as u64),
+                        completed_us: None,
+                        blocked: None,
+                        outcome: Outcome::Done,
+                    })
+                    .collect()
+            })
+            .collect(),
+        transactions: case
+            .transactions
+            .iter()
+            .map(|t| TransactionRecord {
+                isolation: t.isolation,
+                end: TxnEnd::Committed,
+                ended_us: None,
+            })
+            .collect(),
+        ..History::default()
+    }
+}
+
+#[test]
+fn generated_cases_come_back_from_their_spec_and_sql_exports() {
+    use txlab_generator_random::RandomGenerator;
+    let mariadb =
+        <txlab_mysql::MariadbDialect as DialectPlugin>::new(serde_json::from_str("{}").unwrap())
+            .unwrap();
+    let postgres = <txlab_postgres::PostgresDialect as DialectPlugin>::new(
+        serde_json::from_str("{}").unwrap(),
+    )
+    .unwrap();
+    let dialects: [(&str, &dyn Dialect, &[ExportFormat]); 3] = [
+        (
+            "postgres",
+            &postgres,
+            &[ExportFormat::Spec, ExportFormat::Sql],
+        ),
+        ("mariadb", &mariadb, &[ExportFormat::Sql]),
+        ("sqlite", &txlab_sqlite::SqliteDialect, &[ExportFormat::Sql]),
+    ];
+    let mut compared = 0;
+    for (name, dialect, formats) in dialects {
+        let info = dialect.info();
+        let config = serde_json::from_value(serde_json::json!({
+            "transactions": [2, 4],
+            "statements": [1, 6],
+            "mixed_isolation": true,
+            "subquery_probability": 0.3,
+            "weights": {"select": 4, "insert": 2, "update": 3, "delete": 1, "query": 2, "insert_select": 1}
+        }))
+        .unwrap();
+        let levels = info.levels.iter().map(|l| l.level).collect();
+        let gen = RandomGenerator::new(
+            config,
+            GeneratorContext {
+                dialect: info,
+                levels,
+            },
+        )
+        .unwrap();
+        for index in 0..60 {
+            let mut case = gen.generate(CaseRequest {
+                run_seed: 5,
+                index,
+                seed: 500 + index,
+            });
+            if index % 4 == 0 {
+                case.pace_ms = Some(100);
+            }
+            let history = serial_history(&case);
+            let rendered = dialect.render_case(&case, &LIMITS).unwrap();
+            let input = ExportInput {
+                case: &case,
+                history: &history,
+                rendered: &rendered,
+                family: family(name),
+                dialect: name,
+                lead: "txlab case",
+                origin: None,
+            };
+            for &format in formats {
+                let text = match export(format, &input, &ExportOptions::default()) {
+                    Ok(files) => files[0].text.clone(),
+                    // A text value with a `}` cannot go into a spec.
+                    Err(ExportError::Unsupported { .. }) if format == ExportFormat::Spec => {
+                        continue
+                    }
+                    Err(e) => panic!("{name} case {index} as {format}: {e}"),
+                };
+                let options = ImportOptions {
+                    family: family(name),
+                    ..ImportOptions::default()
+                };
+                let file = format!("case.{}", format.extension());
+                let back = import(&file, &text, &options)
+                    .unwrap_or_else(|e| panic!("{name} case {index} as {format}: {e}\n{text}"))
+                    .case;
+                assert_eq!(
+                    normalise(back),
+                    normalise(case.clone()),
+                    "{name} case {index} as {format}:\n{text}"
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 200, "{compared}");
 }
