@@ -89,6 +89,38 @@ fn export_refuses_what_it_cannot_write_in_one_line() {
     let o = env.txlab(&["export", pg, "--dialect", "postgres", "--format", "nope"]);
     assert_eq!(o.status.code(), Some(2));
 
+    // A finding whose pipeline is gone renders with the dialect's defaults,
+    // and says so; the header carries its provenance.
+    let moved = check_dir(&env, "mariadb-troc");
+    std::fs::copy(
+        fixture("mariadb-troc").join("finding.json"),
+        moved.join("finding.json"),
+    )
+    .unwrap();
+    let provenance = serde_json::json!({
+        "kind": "finding", "oracle": "troc", "dialect": "mariadb", "generator": "import",
+        "pipeline": "/nonexistent/pipeline.toml", "run_seed": 7, "case_index": 3,
+        "case_seed": 0, "txlab_version": "0.2.0"
+    });
+    std::fs::write(moved.join("provenance.json"), provenance.to_string()).unwrap();
+    let o = env.txlab(&["export", moved.to_str().unwrap(), "--format", "troc"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("note: the pipeline could not be read"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stdout(&o).contains("oracle troc, dialect mariadb, generator import; run seed 7, case 3"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains("\n1-2-1-2-1-1-2-2\nEND\n"),
+        "{}",
+        stdout(&o)
+    );
+
     // And what it writes: the spec on stdout, a case JSON with its history.
     let o = env.txlab(&["export", pg, "--dialect", "postgres", "--format", "spec"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

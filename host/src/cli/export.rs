@@ -139,10 +139,16 @@ fn render(
     };
     if let Some(loaded) = loaded.filter(|l| l.pipeline.target.dialect.get_ref() == name) {
         let setup = PipelineSetup::from_loaded(cli, loaded)?;
-        let resolved = setup.resolve()?;
-        let limits = setup.loaded.pipeline.executor.session_limits();
-        let rendered = resolved.dialect.render_case(case, &limits)?;
-        return Ok((rendered, resolved.info));
+        match setup.resolve() {
+            Ok(resolved) => {
+                let limits = setup.loaded.pipeline.executor.session_limits();
+                let rendered = resolved.dialect.render_case(case, &limits)?;
+                return Ok((rendered, resolved.info));
+            }
+            Err(e) => eprintln!(
+                "note: the pipeline's plugins could not be resolved ({e}); rendering with dialect `{name}`'s defaults"
+            ),
+        }
     }
     let registry = Registry::discover(search_dirs(&cli.plugin_dirs, &[]));
     let entry = registry
