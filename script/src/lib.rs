@@ -7,9 +7,12 @@
 //! - [`translate`]: one statement's SQL to the IR (via `sqlparser`);
 //! - [`build`]: sessions' statements to transactions and a submitted order;
 //! - [`repro`], [`marked`], [`spec`]: the formats.
+//! - [`export`]: a finding's case as a mysql-test file, an isolation spec,
+//!   Troc's case file or a `-- T1:` script (`txlab export`).
 
 pub mod build;
 pub mod error;
+pub mod export;
 pub mod marked;
 pub mod repro;
 pub mod spec;

@@ -10,6 +10,8 @@
 //! `--permutation N`, in the tester's order (the first runs the sessions one
 //! after another). Step markers such as `s1a(s2b)` or `s1a(*)` only tell the
 //! tester how to wait; txlab sees blocking itself, so they are ignored.
+//! Leading `#` comments may carry repro.sql's header lines (the generator
+//! and case seed, `# pace: 200 ms`).
 
 use crate::build::Builder;
 use crate::error::ScriptError;
@@ -258,6 +260,19 @@ pub fn import(
 ) -> Result<(TestCase, Vec<String>), ScriptError> {
     let spec = parse(file, text)?;
     let mut b = Builder::new(file, options);
+    // The leading comments may say what repro.sql's header says: the
+    // generator and case seed, and the pace (`# pace: 200 ms`), as `txlab
+    // export --format spec` writes them.
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let Some(comment) = line.strip_prefix('#') else {
+            break;
+        };
+        crate::repro::header(&mut b, comment.trim(), i + 1)?;
+    }
     for (sql, line) in &spec.setup {
         b.setup(sql, *line)?;
     }

@@ -5,6 +5,7 @@ mod bench;
 mod check;
 mod check_config;
 mod clean;
+mod export;
 mod finding;
 mod generate;
 mod html;
@@ -90,6 +91,10 @@ enum Command {
     /// Run one script or case JSON on a pipeline's target through its
     /// oracles; prints each verdict and writes the case, history and report.
     Check(check::CheckArgs),
+    /// Write a finding's case for the tools DBMS developers run: a
+    /// mysql-test file (mtr), a PostgreSQL isolation spec (spec), Troc's case
+    /// file (troc) or a `-- T1:` marked script (sql).
+    Export(export::ExportArgs),
     /// Reduce a finding's case again, e.g. with a larger budget; replaces the
     /// finding's reduced/ directory and reduction.json.
     Reduce(reduce::ReduceArgs),
@@ -164,6 +169,7 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
         Command::Reduce(args) => reduce::run(cli, args),
         Command::Import(args) => import::run(cli, args),
         Command::Check(args) => check::run(cli, args),
+        Command::Export(args) => export::run(cli, args),
         Command::Clean(args) => clean::run(cli, args),
         Command::Merge(args) => merge::run(cli, args),
         Command::Html(args) => html::run(cli, args),

@@ -67,8 +67,8 @@ pub fn import(
 const FINAL_STATE_WORDS: &str = "4. The final state";
 
 /// A header comment: the levels, the generator and the case seed, or the
-/// pace.
-fn header(b: &mut Builder<'_>, text: &str, line: usize) -> Result<(), ScriptError> {
+/// pace. The spec reader reads a spec's leading `#` comments with it too.
+pub(crate) fn header(b: &mut Builder<'_>, text: &str, line: usize) -> Result<(), ScriptError> {
     if let Some(pace) = text.strip_prefix(write::PACE) {
         let ms = pace
             .trim_start()
@@ -102,7 +102,8 @@ fn header(b: &mut Builder<'_>, text: &str, line: usize) -> Result<(), ScriptErro
     } else if let Some(rest) = text.strip_prefix("oracle ") {
         if let Some((_, g)) = rest.split_once(", generator ") {
             if let Some((generator, _)) = g.split_once(';') {
-                b.generator = generator.to_string();
+                // `-`: an export of a case whose generator is not known.
+                b.generator = if generator == "-" { "" } else { generator }.to_string();
             }
         }
         if let Some((_, seed)) = rest.rsplit_once("(case seed ") {
