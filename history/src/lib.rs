@@ -56,6 +56,7 @@ mod fx;
 mod graph;
 mod history;
 mod infer;
+pub mod ir;
 pub mod model;
 mod report;
 pub mod verdict;

@@ -7,6 +7,7 @@ mod check_config;
 mod clean;
 mod finding;
 mod generate;
+mod history;
 mod import;
 mod merge;
 mod plugins;
@@ -96,6 +97,13 @@ enum Command {
     /// left behind (by their txlab mark, never by name alone); --drop
     /// removes them.
     Clean(clean::CleanArgs),
+    /// Histories in and out: check an Elle or dbcop history file with
+    /// txlab's checker (anomalies in Elle's terms), export an IsoRel
+    /// finding's or run's history as an Elle or dbcop file.
+    History {
+        #[command(subcommand)]
+        command: history::HistoryCommand,
+    },
     /// Combine run directories (the shards of a run, or runs of one seed)
     /// into one summary, with findings de-duplicated by oracle and signature.
     Merge(merge::MergeArgs),
@@ -161,6 +169,7 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
         Command::Check(args) => check::run(cli, args),
         Command::Clean(args) => clean::run(cli, args),
         Command::Merge(args) => merge::run(cli, args),
+        Command::History { command } => history::run(cli, command),
     }
 }
 
