@@ -444,17 +444,29 @@ impl RowPass<'_> {
         let l = self.d.list(g);
         let last = l[l.len() - 1];
         let bobs = self.h.rows[self.r as usize].branches[0].obs;
+        // How often each writer appears in the list, and the reads of the
+        // whole list (one pass each, not one per writer).
+        let mut shown: crate::fx::FxMap<u32, usize> = crate::fx::FxMap::default();
+        for &x in l {
+            *shown.entry(x).or_insert(0) += 1;
+        }
+        let full: Vec<RowObs> = self
+            .obs
+            .iter()
+            .filter(|rec| rec.len as usize == l.len() && rec.kind != ReadKind::BeforeDelete)
+            .copied()
+            .collect();
         let mut i = 0;
         while i < self.writes.len() {
             let w = self.writes[i].0;
             let mine = self.written(w);
             i += mine.len();
-            let shown = l.iter().filter(|&&x| x == w).count();
-            if mine.len() <= shown {
+            let seen = shown.get(&w).copied().unwrap_or(0);
+            if mine.len() <= seen {
                 continue;
             }
             // The first write of `w` that no read returned.
-            let write = mine[shown].1;
+            let write = mine[seen].1;
             if last != w {
                 self.edge(RawEdge {
                     from: last,
@@ -469,15 +481,13 @@ impl RowPass<'_> {
                     via: Via::Write,
                 });
             }
-            for k in 0..self.obs.len() {
-                let rec = self.obs[k];
-                if rec.len as usize != l.len() || rec.kind == ReadKind::BeforeDelete || rec.txn == w
-                {
-                    continue;
-                }
-                // A read of `w`'s own version is an intermediate read,
-                // found by `observation` from the write counts.
-                if last == w {
+            // A read of `w`'s own version is an intermediate read, found by
+            // `observation` from the write counts.
+            if last == w {
+                continue;
+            }
+            for rec in &full {
+                if rec.txn == w {
                     continue;
                 }
                 self.edge(RawEdge {
