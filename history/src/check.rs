@@ -22,7 +22,8 @@ use crate::report::{
 /// components, each bounded by about twice the size of the graph it
 /// searches (see [`Stats::searches_cut`]).
 pub fn check(history: &History, options: &Options) -> Report {
-    let (txns, dense) = resolve(history);
+    let (mut txns, dense) = resolve(history);
+    txns.intermediate_cycles = options.intermediate_reads_in_cycles;
     let mut inf = infer(history, &txns, &dense, options.list_edges);
     drop(dense);
     if options.session_order {
@@ -278,7 +279,7 @@ struct RawGraph<'a> {
 
 impl RawGraph<'_> {
     fn usable(&self, e: &RawEdge) -> bool {
-        e.via != Via::Intermediate
+        self.t.usable_via(e.via)
             && e.from != 0
             && self.t.committed(e.from)
             && self.t.committed(e.to)
@@ -320,7 +321,7 @@ fn scan(raw: &RawGraph<'_>, timing: &Timing, exempt: bool, g_si: bool) -> Scan {
         rw.clear();
         while i < edges.len() && edges[i].from == f && edges[i].to == to {
             let e = &edges[i];
-            if pair && e.via != Via::Intermediate {
+            if pair && raw.t.usable_via(e.via) {
                 let bit = bit_of(e);
                 if bit != last_bit {
                     out.typed_edges += 1;
@@ -613,7 +614,7 @@ fn build_graph(
                     let mut usable = false;
                     while l < j && bit_of(&edges[l]) == bit {
                         let e = &edges[l];
-                        if e.via != Via::Intermediate {
+                        if t.usable_via(e.via) {
                             usable = true;
                             ge.stmt_lo = ge.stmt_lo.min(e.stmt_index);
                             if e.stmt_index != NONE {
@@ -710,7 +711,7 @@ impl Ctx<'_> {
             }
             let ge = graph.gedges[hop.gedge as usize];
             let cands: Vec<usize> = (ge.raw as usize..(ge.raw + ge.raw_len) as usize)
-                .filter(|&k| self.edges[k].via != Via::Intermediate)
+                .filter(|&k| self.t.usable_via(self.edges[k].via))
                 .collect();
             hops.push((hop.from, hop.to, cands));
         }
@@ -836,7 +837,7 @@ impl Ctx<'_> {
                 b: g.later,
                 pos: g.pos,
                 kind: DepKind::RW,
-                via: Via::Intermediate,
+                via: g.via,
                 ..read
             };
             let mut transactions = vec![self.id(g.writer), self.id(g.reader)];
@@ -916,6 +917,18 @@ impl Ctx<'_> {
                 "{stmt_a} read {table} row {}{shown} [{list_a}], written by {from}",
                 row.id
             ),
+            (DepKind::WW, Via::Write) | (DepKind::RW, Via::Write) => {
+                let stmt_w = h.stmt_label(h.writes[e.b as usize].stmt);
+                let what = if e.kind == DepKind::WW {
+                    format!("{stmt_a} saw {table} row {}{shown} [{list_a}], its longest list", row.id)
+                } else {
+                    format!(
+                        "{stmt_a} read {table} row {}{shown} [{list_a}], its longest list",
+                        row.id
+                    )
+                };
+                format!("{what}; {to} wrote the row ({stmt_w}) in a version no read returned, so after it")
+            }
             (DepKind::WW, Via::Delete) => format!(
                 "{stmt_a} (before its DELETE) saw {table} row {}{shown} [{list_a}]: {to} deleted the version {from} wrote",
                 row.id
@@ -943,6 +956,13 @@ impl Ctx<'_> {
                 let (stmt_b, list_b) = later();
                 format!(
                     "{stmt_a} read {table} row {}{shown} [{list_a}]; {stmt_b} saw [{list_b}]: {to} wrote the row again after the version that read returned",
+                    row.id
+                )
+            }
+            (DepKind::RW, Via::IntermediateWrite) => {
+                let stmt_w = h.stmt_label(h.writes[e.b as usize].stmt);
+                format!(
+                    "{stmt_a} read {table} row {}{shown} [{list_a}]; {to} wrote the row again afterwards ({stmt_w})",
                     row.id
                 )
             }

@@ -270,6 +270,46 @@ pub struct ObservationRef<'a> {
     pub at: Option<Interval>,
 }
 
+/// One write a transaction made to a row, recorded apart from what reads
+/// returned. Histories whose reads show every version (IsoRel's: every
+/// write appends its transaction to the row's list) need none; histories
+/// whose writes may go unread (Elle's list-append and registers, dbcop's)
+/// record each write, so that a write no read returned still takes its
+/// place after the row's latest observed version, and a read of a version
+/// its writer overwrote itself is an intermediate read (G1b) even when no
+/// read shows the later version.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Write {
+    /// The writing statement (its transaction is the writer).
+    pub statement: StatementId,
+    /// The row's table.
+    pub table: String,
+    /// The row.
+    pub row: RowId,
+}
+
+impl Write {
+    /// A borrowed view of this write.
+    pub fn as_ref(&self) -> WriteRef<'_> {
+        WriteRef {
+            statement: &self.statement,
+            table: &self.table,
+            row: self.row,
+        }
+    }
+}
+
+/// A [`Write`] made of borrowed parts ([`History::write_ref`]).
+#[derive(Clone, Copy, Debug)]
+pub struct WriteRef<'a> {
+    /// See [`Write::statement`].
+    pub statement: &'a StatementId,
+    /// See [`Write::table`].
+    pub table: &'a str,
+    /// See [`Write::row`].
+    pub row: RowId,
+}
+
 /// Why the builder refused an input.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum HistoryError {
@@ -333,6 +373,13 @@ pub(crate) struct ObsRec {
     pub kind: ReadKind,
 }
 
+/// A recorded write: its statement and its row (dense indexes).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WriteRec {
+    pub stmt: u32,
+    pub row: u32,
+}
+
 /// A row id that two observations placed in different tables.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TableClash {
@@ -368,6 +415,8 @@ pub struct History {
     pub(crate) obs: Vec<ObsRec>,
     pub(crate) values: String,
     pub(crate) clashes: Vec<TableClash>,
+    /// Writes recorded apart from the reads ([`History::write`]).
+    pub(crate) writes: Vec<WriteRec>,
 }
 
 impl Default for History {
@@ -398,6 +447,7 @@ impl History {
             obs: Vec::new(),
             values: String::new(),
             clashes: Vec::new(),
+            writes: Vec::new(),
         }
     }
 
@@ -474,23 +524,7 @@ impl History {
             });
         }
         let obs = self.obs.len() as u32;
-        let table = self.intern_table(o.table);
-        let row = match self.row_index.entry(o.row) {
-            Entry::Occupied(e) => *e.get(),
-            Entry::Vacant(e) => {
-                let i = self.rows.len() as u32;
-                e.insert(i);
-                self.rows.push(RowRec {
-                    id: o.row,
-                    table,
-                    branches: Vec::new(),
-                });
-                i
-            }
-        };
-        if self.rows[row as usize].table != table {
-            self.clashes.push(TableClash { row, table, obs });
-        }
+        let row = self.intern_row(o.table, o.row, obs);
         let branch = place(&mut self.rows[row as usize].branches, o.versions, obs);
         let values = self.values.len() as u64;
         self.values.push_str(o.values);
@@ -504,6 +538,45 @@ impl History {
             kind: o.kind,
         });
         Ok(())
+    }
+
+    /// Records one write of a row, made apart from the reads (see
+    /// [`Write`]). A transaction that wrote the row `n` times is recorded
+    /// `n` times, in the order it wrote.
+    pub fn write(&mut self, write: Write) -> Result<(), HistoryError> {
+        self.write_ref(write.as_ref())
+    }
+
+    /// Records one write, from borrowed parts.
+    pub fn write_ref(&mut self, w: WriteRef<'_>) -> Result<(), HistoryError> {
+        let stmt = self.intern_statement(w.statement, None)?;
+        let row = self.intern_row(w.table, w.row, u32::MAX);
+        self.writes.push(WriteRec { stmt, row });
+        Ok(())
+    }
+
+    /// The dense index of a row, added on first sight; a row seen in
+    /// another table than its first is a clash (`obs` is the observation
+    /// that saw it, `u32::MAX` for a write).
+    fn intern_row(&mut self, table: &str, id: RowId, obs: u32) -> u32 {
+        let table = self.intern_table(table);
+        let row = match self.row_index.entry(id) {
+            Entry::Occupied(e) => *e.get(),
+            Entry::Vacant(e) => {
+                let i = self.rows.len() as u32;
+                e.insert(i);
+                self.rows.push(RowRec {
+                    id,
+                    table,
+                    branches: Vec::new(),
+                });
+                i
+            }
+        };
+        if self.rows[row as usize].table != table && obs != u32::MAX {
+            self.clashes.push(TableClash { row, table, obs });
+        }
+        row
     }
 
     fn intern_statement(
@@ -611,6 +684,83 @@ impl History {
     pub(crate) fn obs_list(&self, obs: u32) -> &[TxnId] {
         let o = &self.obs[obs as usize];
         &self.rows[o.row as usize].branches[o.branch as usize].list[..o.len as usize]
+    }
+}
+
+impl History {
+    /// How many writes were recorded apart from the reads.
+    pub fn write_count(&self) -> usize {
+        self.writes.len()
+    }
+
+    /// A statement as the caller gave it: its own label only where it has
+    /// one (the default `T1.3` is empty).
+    fn statement_id(&self, stmt: u32) -> StatementId {
+        let s = &self.stmts[stmt as usize];
+        StatementId {
+            txn: self.txns[s.txn as usize].id,
+            index: s.index,
+            label: self
+                .stmt_labels
+                .get(&stmt)
+                .map(|l| l.to_string())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Every observation, in the order it was recorded, as the caller gave
+    /// it (a statement's default label as empty).
+    pub fn observations(&self) -> impl Iterator<Item = Observation> + '_ {
+        (0..self.obs.len() as u32).map(move |i| {
+            let o = &self.obs[i as usize];
+            let row = &self.rows[o.row as usize];
+            Observation {
+                statement: self.statement_id(o.stmt),
+                kind: o.kind,
+                table: self.obs_table(i).to_string(),
+                row: row.id,
+                versions: self.obs_list(i).to_vec(),
+                values: self.obs_values(i).to_string(),
+                at: self.stmt_at.get(&o.stmt).copied(),
+            }
+        })
+    }
+
+    /// Every recorded write, in the order it was recorded.
+    pub fn writes(&self) -> impl Iterator<Item = Write> + '_ {
+        self.writes.iter().map(move |w| {
+            let row = &self.rows[w.row as usize];
+            Write {
+                statement: self.statement_id(w.stmt),
+                table: self.tables[row.table as usize].clone(),
+                row: row.id,
+            }
+        })
+    }
+
+    /// The table an observation named (a row's first table, or the table
+    /// of a clash).
+    fn obs_table(&self, obs: u32) -> &str {
+        let o = &self.obs[obs as usize];
+        let t = self
+            .clashes
+            .iter()
+            .find(|c| c.obs == obs)
+            .map_or(self.rows[o.row as usize].table, |c| c.table);
+        &self.tables[t as usize]
+    }
+}
+
+/// Two histories are equal when they hold the same transactions in the same
+/// order, the same observations in the same order and the same writes in
+/// the same order (how the builder stores them does not count).
+impl PartialEq for History {
+    fn eq(&self, other: &History) -> bool {
+        self.txns == other.txns
+            && self.obs.len() == other.obs.len()
+            && self.writes.len() == other.writes.len()
+            && self.observations().eq(other.observations())
+            && self.writes().eq(other.writes())
     }
 }
 

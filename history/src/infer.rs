@@ -29,11 +29,29 @@ pub(crate) enum Via {
     /// intermediate version's writer (Adya: the reader anti-depends on the
     /// writer of the version after the one it read).
     NextOther,
+    /// A write recorded apart from the reads that no read returned
+    /// ([`History::write`](crate::History::write)): it follows the row's
+    /// longest observed list, so ww from that list's last writer, rw from
+    /// the reads of that list (Elle's rule for appends never read). `b` is
+    /// the write's index.
+    Write,
     /// rw from an intermediate read to its own writer, which wrote the row
     /// again (Algorithm 1's edge; the read is G1b). Listed, never in cycles.
     Intermediate,
     /// Session order.
     Session,
+    /// rw from a read of a version to its writer, whose recorded writes show
+    /// it wrote the row again later (the read is G1b). `b` is that later
+    /// write's index. Listed, never in cycles.
+    IntermediateWrite,
+}
+
+impl Via {
+    /// Whether an edge derived this way may be on a cycle: not the edges of
+    /// intermediate reads, which show G1b.
+    pub(crate) fn in_cycles(self) -> bool {
+        !matches!(self, Via::Intermediate | Via::IntermediateWrite)
+    }
 }
 
 /// An edge between dense transaction indexes, with what it was derived
@@ -84,9 +102,16 @@ pub(crate) struct Txns {
     /// For each unknown writer (dense `known + i`): the row and an
     /// observation that named it.
     pub unknown_seen: Vec<(u32, u32)>,
+    /// [`Options::intermediate_reads_in_cycles`](crate::Options).
+    pub intermediate_cycles: bool,
 }
 
 impl Txns {
+    /// Whether edges derived this way may be on a cycle.
+    pub fn usable_via(&self, via: Via) -> bool {
+        self.intermediate_cycles || via.in_cycles()
+    }
+
     pub fn committed(&self, d: u32) -> bool {
         self.outcome[d as usize] == TxnOutcome::Committed
     }
@@ -120,6 +145,7 @@ pub(crate) fn resolve(h: &History) -> (Txns, Dense) {
         outcome: h.txns.iter().map(|t| t.outcome).collect(),
         known: h.txns.len(),
         unknown_seen: Vec::new(),
+        intermediate_cycles: false,
     };
     let mut extra = crate::fx::FxMap::default();
     let total: usize = h
@@ -171,13 +197,15 @@ pub(crate) struct G1a {
 }
 
 /// An intermediate read: the read, and the later list in which the writer
-/// wrote the row again.
+/// wrote the row again (`via` [`Via::Intermediate`]), or the writer's later
+/// recorded write (`via` [`Via::IntermediateWrite`], `later` the write).
 pub(crate) struct G1b {
     pub writer: u32,
     pub reader: u32,
     pub obs: u32,
     pub later: u32,
     pub pos: u32,
+    pub via: Via,
 }
 
 /// What inference found.
@@ -218,6 +246,25 @@ pub(crate) fn infer(h: &History, t: &Txns, d: &Dense, keep_all: bool) -> Inferen
         fill[o.row as usize] += 1;
     }
     drop(fill);
+    // Each row's recorded writes together: (writer, write), by writer, each
+    // writer's in the order recorded.
+    let mut wstart = vec![0u32; nrows + 1];
+    for w in &h.writes {
+        wstart[w.row as usize + 1] += 1;
+    }
+    for r in 0..nrows {
+        wstart[r + 1] += wstart[r];
+    }
+    let mut wfill = wstart.clone();
+    let mut worder = vec![(0u32, 0u32); h.writes.len()];
+    for (i, w) in h.writes.iter().enumerate() {
+        worder[wfill[w.row as usize] as usize] = (h.stmts[w.stmt as usize].txn, i as u32);
+        wfill[w.row as usize] += 1;
+    }
+    drop(wfill);
+    for r in 0..nrows {
+        worder[wstart[r] as usize..wstart[r + 1] as usize].sort_by_key(|&(t, _)| t);
+    }
     let mut inf = Inference {
         edges: Vec::with_capacity(h.obs.len() * 3),
         g1a: Vec::new(),
@@ -233,6 +280,7 @@ pub(crate) fn infer(h: &History, t: &Txns, d: &Dense, keep_all: bool) -> Inferen
             d,
             r: r as u32,
             obs,
+            writes: &worder[wstart[r] as usize..wstart[r + 1] as usize],
             inf: &mut inf,
             s: &mut scratch,
             keep_all,
@@ -311,6 +359,10 @@ struct Scratch {
     reported: Vec<u32>,
     /// Whether the row's branch holds an aborted writer.
     has_aborted: Vec<bool>,
+    /// With recorded writes: for each entry of each branch of the row (in
+    /// the order of the dense lists), how often its writer appears up to
+    /// and including it.
+    occ: Vec<u32>,
 }
 
 struct RowPass<'a> {
@@ -319,6 +371,8 @@ struct RowPass<'a> {
     d: &'a Dense,
     r: u32,
     obs: &'a [RowObs],
+    /// The row's recorded writes: (writer, write), by writer.
+    writes: &'a [(u32, u32)],
     inf: &'a mut Inference,
     s: &'a mut Scratch,
     keep_all: bool,
@@ -334,12 +388,122 @@ impl RowPass<'_> {
             let has = self.list_ww(g);
             self.s.has_aborted.push(has);
         }
+        if !self.writes.is_empty() {
+            self.occurrences(first, end);
+        }
         for i in 0..self.obs.len() {
             self.observation(self.obs[i], first, end);
         }
         self.deletes();
         self.forks(first, end);
         self.own_writes(first);
+        if !self.writes.is_empty() {
+            self.unread_writes(first, end);
+        }
+    }
+
+    /// The recorded writes of `w` to this row.
+    fn written(&self, w: u32) -> &[(u32, u32)] {
+        let lo = self.writes.partition_point(|&(t, _)| t < w);
+        let hi = self.writes.partition_point(|&(t, _)| t <= w);
+        &self.writes[lo..hi]
+    }
+
+    /// Fills [`Scratch::occ`] for the row's branches.
+    fn occurrences(&mut self, first: u32, end: u32) {
+        self.s.occ.clear();
+        let mut seen: crate::fx::FxMap<u32, u32> = crate::fx::FxMap::default();
+        for g in first..end {
+            seen.clear();
+            for &w in self.d.list(g) {
+                let n = seen.entry(w).or_insert(0);
+                *n += 1;
+                self.s.occ.push(*n);
+            }
+        }
+    }
+
+    /// How often the last writer of branch `g`'s first `len` entries
+    /// appears in them.
+    fn occurrence(&self, first: u32, g: u32, len: usize) -> u32 {
+        let base = self.d.off[g as usize] - self.d.off[first as usize];
+        self.s.occ[base + len - 1]
+    }
+
+    /// Recorded writes that no read returned (Elle's rule for appends never
+    /// read): each follows the row's longest observed list, so it is
+    /// preceded by that list's last writer (ww) and by every read of that
+    /// whole list (rw). Only where the row's lists form one chain: a forked
+    /// row has no longest list (and is a violation already); a row no read
+    /// returned has none either.
+    fn unread_writes(&mut self, first: u32, end: u32) {
+        if end - first != 1 {
+            return;
+        }
+        let g = first;
+        let l = self.d.list(g);
+        let last = l[l.len() - 1];
+        let bobs = self.h.rows[self.r as usize].branches[0].obs;
+        // How often each writer appears in the list, and the reads of the
+        // whole list (one pass each, not one per writer).
+        let mut shown: crate::fx::FxMap<u32, usize> = crate::fx::FxMap::default();
+        for &x in l {
+            *shown.entry(x).or_insert(0) += 1;
+        }
+        let full: Vec<RowObs> = self
+            .obs
+            .iter()
+            .filter(|rec| rec.len as usize == l.len() && rec.kind != ReadKind::BeforeDelete)
+            .copied()
+            .collect();
+        let mut i = 0;
+        while i < self.writes.len() {
+            let w = self.writes[i].0;
+            let mine = self.written(w);
+            i += mine.len();
+            let seen = shown.get(&w).copied().unwrap_or(0);
+            if mine.len() <= seen {
+                continue;
+            }
+            // The first write of `w` that no read returned.
+            let write = mine[seen].1;
+            if last != w {
+                self.edge(RawEdge {
+                    from: last,
+                    to: w,
+                    row: self.r,
+                    a: bobs,
+                    b: write,
+                    pos: l.len() as u32,
+                    stmt_index: NONE,
+                    kind: DepKind::WW,
+                    read: 0,
+                    via: Via::Write,
+                });
+            }
+            // A read of `w`'s own version is an intermediate read, found by
+            // `observation` from the write counts.
+            if last == w {
+                continue;
+            }
+            for rec in &full {
+                if rec.txn == w {
+                    continue;
+                }
+                self.edge(RawEdge {
+                    from: rec.txn,
+                    to: w,
+                    row: self.r,
+                    a: rec.o,
+                    b: write,
+                    pos: l.len() as u32,
+                    stmt_index: rec.index,
+                    kind: DepKind::RW,
+                    read: read_code(rec.kind),
+                    via: Via::Write,
+                });
+            }
+        }
     }
 
     fn edge(&mut self, e: RawEdge) {
@@ -450,6 +614,7 @@ impl RowPass<'_> {
                 obs: o,
             });
         }
+        let mut intermediate = false;
         if rec.kind != ReadKind::BeforeDelete {
             for g2 in first..end {
                 let l2 = self.d.list(g2);
@@ -478,6 +643,7 @@ impl RowPass<'_> {
                     // an intermediate read.
                     rw.via = Via::Intermediate;
                     self.edge(rw);
+                    intermediate = true;
                     if self.t.committed(last) && self.t.committed(reader) {
                         self.inf.g1b.push(G1b {
                             writer: last,
@@ -485,6 +651,7 @@ impl RowPass<'_> {
                             obs: o,
                             later,
                             pos: len as u32,
+                            via: Via::Intermediate,
                         });
                     }
                     if let Some(j) = (len + 1..l2.len()).find(|&j| l2[j] != last) {
@@ -497,6 +664,41 @@ impl RowPass<'_> {
                     }
                 } else {
                     self.edge(rw);
+                }
+            }
+        }
+        if !intermediate
+            && !self.writes.is_empty()
+            && rec.kind != ReadKind::BeforeDelete
+            && last != reader
+        {
+            // The writer's recorded writes show it wrote the row again
+            // after the version read, though no read shows that write
+            // right after it.
+            let seen = self.occurrence(first, g, len) as usize;
+            if let Some(&(_, again)) = self.written(last).get(seen) {
+                let rw = RawEdge {
+                    from: reader,
+                    to: last,
+                    row: self.r,
+                    a: o,
+                    b: again,
+                    pos: len as u32,
+                    stmt_index: rec.index,
+                    kind: DepKind::RW,
+                    read,
+                    via: Via::IntermediateWrite,
+                };
+                self.edge(rw);
+                if self.t.committed(last) && self.t.committed(reader) {
+                    self.inf.g1b.push(G1b {
+                        writer: last,
+                        reader,
+                        obs: o,
+                        later: again,
+                        pos: len as u32,
+                        via: Via::IntermediateWrite,
+                    });
                 }
             }
         }

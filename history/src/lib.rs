@@ -51,10 +51,12 @@
 
 mod check;
 mod dot;
+pub mod formats;
 mod fx;
 mod graph;
 mod history;
 mod infer;
+pub mod ir;
 pub mod model;
 mod report;
 pub mod verdict;
@@ -63,7 +65,7 @@ pub use check::check;
 pub use dot::to_dot;
 pub use history::{
     History, HistoryError, Interval, Observation, ObservationRef, ReadKind, RowId, StatementId,
-    Transaction, TxnId, TxnOutcome, T0,
+    Transaction, TxnId, TxnOutcome, Write, WriteRef, T0,
 };
 pub use model::{judge, AdyaLevel, Judgement, VendorJudgement, VendorModel};
 pub use report::{

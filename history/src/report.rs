@@ -558,6 +558,11 @@ pub struct Options {
     /// of millions of transactions turns it off (the anomalies still carry
     /// their edges in full).
     pub list_edges: bool,
+    /// Let an intermediate read's rw edge to the version's own writer (`R`
+    /// read a version `W` then overwrote itself) close cycles, as Elle does:
+    /// a G1b read then also makes a G-single cycle with the wr edge of the
+    /// same read. Default false: Adya's G1b, no cycle.
+    pub intermediate_reads_in_cycles: bool,
 }
 
 impl Default for Options {
@@ -567,6 +572,7 @@ impl Default for Options {
             session_order: false,
             start_order: true,
             list_edges: true,
+            intermediate_reads_in_cycles: false,
         }
     }
 }

@@ -121,6 +121,7 @@ fn all_options() -> Vec<Options> {
             session_order: bits & 2 != 0,
             start_order: bits & 4 != 0,
             list_edges: true,
+            intermediate_reads_in_cycles: false,
         });
     }
     out

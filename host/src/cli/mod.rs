@@ -9,6 +9,7 @@ mod export;
 mod finding;
 mod generate;
 mod html;
+mod history;
 mod import;
 mod merge;
 mod plugins;
@@ -102,6 +103,13 @@ enum Command {
     /// left behind (by their txlab mark, never by name alone); --drop
     /// removes them.
     Clean(clean::CleanArgs),
+    /// Histories in and out: check an Elle or dbcop history file with
+    /// txlab's checker (anomalies in Elle's terms), export an IsoRel
+    /// finding's or run's history as an Elle or dbcop file.
+    History {
+        #[command(subcommand)]
+        command: history::HistoryCommand,
+    },
     /// Combine run directories (the shards of a run, or runs of one seed)
     /// into one summary, with findings de-duplicated by oracle and signature.
     Merge(merge::MergeArgs),
@@ -173,6 +181,7 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
         Command::Clean(args) => clean::run(cli, args),
         Command::Merge(args) => merge::run(cli, args),
         Command::Html(args) => html::run(cli, args),
+        Command::History { command } => history::run(cli, command),
     }
 }
 

@@ -20,45 +20,10 @@
 use crate::txn_ids::TxnIds;
 use txlab_plugin_api::prelude::*;
 use txlab_plugin_api::sdk::instrument::{
-    free_column_name as free_name, named_like, replaced_rows, splice, Around,
+    free_column_name as free_name, replaced_rows, splice, Around,
 };
 
-/// The names of a table's two columns after `prepare`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AuxColumns {
-    pub row_id: String,
-    pub writers: String,
-}
-
-/// The two columns of a table of a prepared case, found by name (another
-/// oracle may have added columns after them): the last column named like the
-/// row identity, with an integer type, and the last named like the writers,
-/// with a text type. `None` when this oracle did not prepare the table.
-pub fn aux_columns(table: &Table, row_id: &str, writers: &str) -> Option<AuxColumns> {
-    let last = |base: &str, ok: &dyn Fn(ColumnType) -> bool| {
-        table
-            .columns
-            .iter()
-            .rev()
-            .find(|c| named_like(&c.name, base) && ok(c.ty))
-            .map(|c| c.name.clone())
-    };
-    Some(AuxColumns {
-        row_id: last(row_id, &|t| {
-            matches!(t, ColumnType::BigInt | ColumnType::Int)
-        })?,
-        writers: last(writers, &|t| matches!(t, ColumnType::Text))?,
-    })
-}
-
-/// A read `prepare` puts before a DELETE or REPLACE: only the two columns,
-/// ordered by the row identity (which no generated statement mentions), so
-/// that `check` tells it from the case's own reads.
-pub fn is_removal_read(select: &Select, aux: &AuxColumns) -> bool {
-    let col = |name: &str| Expr::column(name);
-    select.projection == Projection::Exprs(vec![col(&aux.row_id), col(&aux.writers)])
-        && select.order_by == vec![col(&aux.row_id)]
-}
+pub use txlab_history::ir::{aux_columns, is_removal_read, AuxColumns};
 
 fn removal_read(
     table: &str,
