@@ -176,6 +176,7 @@ fn write_check(
         dialect: &info.name,
         generator: &case.generator,
         request,
+        notes: &[],
     };
     std::fs::write(
         dir.join("repro.sql"),

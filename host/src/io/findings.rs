@@ -296,6 +296,7 @@ fn repro_sql(input: &FindingInput<'_>) -> String {
         dialect: &input.origin.dialect.name,
         generator: input.origin.generator,
         request: input.origin.request,
+        notes: &[],
     };
     txlab_script::repro::repro_sql(&header, input.case, input.rendered, input.history)
 }
