@@ -1,10 +1,16 @@
-//! What goes to disk and comes back: finding directories and reduction
-//! reports. Nothing here runs a case.
+//! What goes to disk and comes back: finding directories, their reports
+//! and reduction reports. Nothing here runs a case.
 
 mod findings;
+pub mod labels;
+mod other_targets;
 mod reduction_report;
+pub mod report;
 
 pub use findings::*;
+pub use other_targets::{
+    statement_differences, write_other_target, OtherTarget, StatementDifference,
+};
 pub use reduction_report::{ReductionOutcome, ReductionReport};
 
 /// Writes `bytes` to `path` through a temporary file beside it and a rename,

@@ -1,0 +1,190 @@
+//! What other DBMSs did with a finding's case: `txlab replay --pipeline
+//! OTHER` (or `--url` to another server) writes each target's runs into the
+//! finding directory's `other-targets.json`, and the finding's `report.md`
+//! says it in a section of its own.
+
+use super::findings::read_json;
+use super::labels::labelled_json;
+use super::report::{relative_to, replace_section};
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use txlab_plugin_api::ir::*;
+
+/// One other target's runs of the case.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OtherTarget {
+    pub dialect: String,
+    #[serde(default)]
+    pub server_version: Option<String>,
+    /// The pipeline the case ran with, absolute when it could be resolved.
+    pub pipeline: PathBuf,
+    pub txlab_version: String,
+    pub runs: u32,
+    /// Runs in which the oracle reported the same finding.
+    pub reproduced: u32,
+    /// Each run's verdict in a few words.
+    pub verdicts: Vec<String>,
+    /// Where the last run's statements did something else than in the
+    /// finding's run (empty when the oracles instrumented the case
+    /// differently there, so statements cannot be matched).
+    #[serde(default)]
+    pub differences: Vec<StatementDifference>,
+}
+
+impl OtherTarget {
+    fn same_target(&self, other: &OtherTarget) -> bool {
+        (&self.dialect, &self.server_version, &self.pipeline)
+            == (&other.dialect, &other.server_version, &other.pipeline)
+    }
+}
+
+/// A statement that did something else on the other target.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StatementDifference {
+    /// `T2.3`.
+    pub statement: String,
+    /// Its kind, `UPDATE`.
+    pub kind: String,
+    /// What it did in the finding's run.
+    pub here: String,
+    /// What it did on the other target.
+    pub there: String,
+}
+
+/// What a statement did, blocking included, in a few words.
+fn did(record: Option<&StatementRecord>) -> String {
+    match record {
+        None => "was not run".into(),
+        Some(r) => {
+            let outcome = match &r.outcome {
+                Outcome::Rows { rows, .. } => format!("returned {}", RowsText(rows)),
+                other => other.to_string(),
+            };
+            if r.blocked.is_some() {
+                format!("waited for a lock and {outcome}")
+            } else {
+                outcome
+            }
+        }
+    }
+}
+
+/// The statements whose outcome or blocking differ between the finding's
+/// run and another; none when the two runs' cases do not match statement
+/// for statement.
+pub fn statement_differences(
+    case: &TestCase,
+    here: &History,
+    there_case: &TestCase,
+    there: &History,
+) -> Vec<StatementDifference> {
+    if case.transactions != there_case.transactions {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for &at in &case.submitted_order {
+        let (a, b) = (here.record(at), there.record(at));
+        let same = match (a, b) {
+            (Some(a), Some(b)) => {
+                a.outcome == b.outcome && a.blocked.is_some() == b.blocked.is_some()
+            }
+            (None, None) => true,
+            _ => false,
+        };
+        if !same {
+            out.push(StatementDifference {
+                statement: at.to_string(),
+                kind: case.kind_name(at).to_string(),
+                here: did(a),
+                there: did(b),
+            });
+        }
+    }
+    out
+}
+
+/// The run directory of a finding directory, or of its `reduced/` or
+/// `unconfirmed/` case.
+fn run_dir_of_any(dir: &Path) -> &Path {
+    let levels = match dir.parent() {
+        Some(parent) if parent.join("provenance.json").exists() => 3,
+        _ => 2,
+    };
+    dir.ancestors().nth(levels).unwrap_or(dir)
+}
+
+const HEADING: &str = "## On other targets";
+
+/// Records `target`'s runs in `dir`'s `other-targets.json` (replacing an
+/// earlier record of the same target) and rewrites the report's section.
+pub fn write_other_target(dir: &Path, target: OtherTarget) -> std::io::Result<()> {
+    let path = dir.join("other-targets.json");
+    let mut all: Vec<OtherTarget> = read_json(&path).unwrap_or_default();
+    all.retain(|t| !t.same_target(&target));
+    all.push(target);
+    std::fs::write(&path, labelled_json(&all)?)?;
+    let report = dir.join("report.md");
+    let text = std::fs::read_to_string(&report)?;
+    let run_dir = run_dir_of_any(dir);
+    std::fs::write(
+        &report,
+        replace_section(&text, HEADING, &section(run_dir, &all)),
+    )
+}
+
+fn section(run_dir: &Path, targets: &[OtherTarget]) -> String {
+    let mut s = String::from(
+        "The same case run elsewhere with `txlab replay --pipeline` (`other-targets.json` has every run):\n\n",
+    );
+    for t in targets {
+        let shows = match (t.reproduced, t.runs) {
+            (0, 1) => format!("the finding does not show ({})", t.verdicts.join("; ")),
+            (0, n) => format!(
+                "the finding does not show in {n} runs ({})",
+                summarise(&t.verdicts)
+            ),
+            (k, n) => format!("the finding shows in {k} of {n} runs"),
+        };
+        let _ = write!(
+            s,
+            "- `{}`, {} (pipeline `{}`): {shows}.",
+            t.dialect,
+            t.server_version
+                .as_deref()
+                .unwrap_or("version not recorded"),
+            relative_to(run_dir, &t.pipeline).display()
+        );
+        if !t.differences.is_empty() {
+            let unlike: Vec<String> = t
+                .differences
+                .iter()
+                .map(|d| {
+                    format!(
+                        "`{}` {} {} (here it {})",
+                        d.statement, d.kind, d.there, d.here
+                    )
+                })
+                .collect();
+            let _ = write!(s, " There: {}.", unlike.join("; "));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// Verdicts with their counts: `pass ×3; undecided: … ×1`.
+fn summarise(verdicts: &[String]) -> String {
+    let mut counted: Vec<(&str, usize)> = Vec::new();
+    for v in verdicts {
+        match counted.iter_mut().find(|(w, _)| w == v) {
+            Some((_, n)) => *n += 1,
+            None => counted.push((v, 1)),
+        }
+    }
+    counted
+        .iter()
+        .map(|(v, n)| format!("{v} ×{n}"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
