@@ -45,14 +45,12 @@ pub const MDEV_26642: &str = "https://jira.mariadb.org/browse/MDEV-26642";
 pub const TIDB_28212: &str = "https://github.com/pingcap/tidb/issues/28212";
 
 /// MariaDB: `SET TRANSACTION` and its isolation levels.
-pub const MARIADB_SET_TRANSACTION: &str =
-    "https://mariadb.com/docs/server/reference/sql-statements/transactions/set-transaction";
+pub const MARIADB_SET_TRANSACTION: &str = "https://mariadb.com/docs/server/reference/sql-statements/administrative-sql-statements/set-commands/set-transaction";
 /// MariaDB: the `innodb_snapshot_isolation` variable.
 pub const MARIADB_SNAPSHOT_ISOLATION: &str = "https://mariadb.com/docs/server/server-usage/storage-engines/innodb/innodb-system-variables#innodb_snapshot_isolation";
 
-/// MariaDB: the isolation levels (the `Isolation Levels` section of SET
-/// TRANSACTION).
-pub const MARIADB_ISOLATION: &str = "https://mariadb.com/docs/server/reference/sql-statements/administrative-sql-statements/set-commands/set-transaction#isolation-levels";
+/// MariaDB: the isolation levels (described on the SET TRANSACTION page).
+pub const MARIADB_ISOLATION: &str = MARIADB_SET_TRANSACTION;
 /// MariaDB: READ COMMITTED (each consistent read takes a fresh snapshot).
 pub const MARIADB_READ_COMMITTED: &str =
     "https://mariadb.com/docs/server/reference/sql-statements/transactions/transactions-read-committed";

@@ -5,7 +5,7 @@
 
 use super::findings::read_json;
 use super::labels::labelled_json;
-use super::report::{relative_to, replace_section};
+use super::report::{absolute, relative_to, replace_section};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -126,7 +126,8 @@ pub fn write_other_target(dir: &Path, target: OtherTarget) -> std::io::Result<()
     std::fs::write(&path, labelled_json(&all)?)?;
     let report = dir.join("report.md");
     let text = std::fs::read_to_string(&report)?;
-    let run_dir = run_dir_of_any(dir);
+    let dir = absolute(dir);
+    let run_dir = run_dir_of_any(&dir);
     std::fs::write(
         &report,
         replace_section(&text, HEADING, &section(run_dir, &all)),
@@ -187,4 +188,89 @@ fn summarise(verdicts: &[String]) -> String {
         .map(|(v, n)| format!("{v} ×{n}"))
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case() -> TestCase {
+        TestCase {
+            seed: 0,
+            generator: "test".into(),
+            schema: Schema::default(),
+            initial_rows: vec![],
+            transactions: vec![Transaction {
+                isolation: IsolationLevel::ReadCommitted,
+                kind: TxnKind::Autocommit,
+                statements: vec![Statement::Select(Select {
+                    table: "t".into(),
+                    projection: Projection::All,
+                    filter: None,
+                    order_by: vec![],
+                    lock: RowLock::None,
+                })],
+            }],
+            submitted_order: vec![StatementRef::new(0, 0)],
+            intent: None,
+            pace_ms: None,
+        }
+    }
+
+    fn history(rows: Vec<Vec<Value>>, blocked: bool) -> History {
+        History {
+            statements: vec![vec![StatementRecord {
+                at: StatementRef::new(0, 0),
+                sql: String::new(),
+                submitted_us: Some(1),
+                completed_us: Some(2),
+                blocked: blocked.then_some(Blocking {
+                    detected_us: 1,
+                    evidence: BlockEvidence::Probe,
+                    resumed_after: None,
+                }),
+                outcome: Outcome::Rows {
+                    columns: vec!["id".into()],
+                    rows,
+                },
+            }]],
+            ..History::default()
+        }
+    }
+
+    #[test]
+    fn what_the_other_dbms_did_per_statement() {
+        let c = case();
+        let here = history(vec![], true);
+        let there = history(vec![vec![Value::Int(25)]], false);
+        let d = statement_differences(&c, &here, &c, &there);
+        assert_eq!(
+            d,
+            vec![StatementDifference {
+                statement: "T1.1".into(),
+                kind: "SELECT".into(),
+                here: "waited for a lock and returned no rows".into(),
+                there: "returned (25)".into(),
+            }]
+        );
+        // Cases instrumented otherwise cannot be compared statement by
+        // statement.
+        let mut other = c.clone();
+        other.transactions[0].isolation = IsolationLevel::Serializable;
+        assert!(statement_differences(&c, &here, &other, &there).is_empty());
+        let target = OtherTarget {
+            dialect: "postgres".into(),
+            server_version: Some("15.4".into()),
+            pipeline: "/nowhere/postgres.toml".into(),
+            txlab_version: "0".into(),
+            runs: 1,
+            reproduced: 0,
+            verdicts: vec!["pass".into()],
+            differences: d,
+        };
+        assert_eq!(
+            section(Path::new("/also/nowhere"), &[target]).lines().nth(2),
+            Some("- `postgres`, 15.4 (pipeline `/nowhere/postgres.toml`): the finding does not show (pass). There: `T1.1` SELECT returned (25) (here it waited for a lock and returned no rows).")
+        );
+    }
 }

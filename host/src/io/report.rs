@@ -22,18 +22,35 @@ pub(super) struct ReportPaths {
 impl ReportPaths {
     /// `dir`, the finding directory's final place under `run_dir`.
     pub(super) fn new(run_dir: &Path, dir: &Path, pipeline: &Path) -> Self {
+        let run_dir = absolute(run_dir);
+        // `dir` need not exist yet; its parent does.
+        let dir = match (dir.parent(), dir.file_name()) {
+            (Some(parent), Some(name)) => absolute(parent).join(name),
+            _ => absolute(dir),
+        };
         let finding = dir
-            .strip_prefix(run_dir)
-            .unwrap_or(dir)
+            .strip_prefix(&run_dir)
+            .unwrap_or(&dir)
             .to_string_lossy()
             .into_owned();
         ReportPaths {
             finding,
-            pipeline: relative_to(run_dir, pipeline)
+            pipeline: relative_to(&run_dir, pipeline)
                 .to_string_lossy()
                 .into_owned(),
         }
     }
+}
+
+/// `path` resolved (`""` is the current directory), or as it is when it
+/// cannot be.
+pub fn absolute(path: &Path) -> PathBuf {
+    let path = if path.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        path
+    };
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// `target` as seen from the directory `base`: `../../configs/x.toml`.
@@ -103,22 +120,32 @@ pub(super) fn report_md(paths: &ReportPaths, input: &FindingInput<'_>) -> String
         "| seed | run seed {}, case {}, case seed {} |",
         o.request.run_seed, o.request.index, o.request.seed
     );
+    if o.kind == ReportKind::VendorPermitted {
+        let _ = writeln!(
+            s,
+            "\nA **vendor-permitted anomaly**: the standard model below forbids it, the vendor's documented semantics allow it. It is not reported as a bug."
+        );
+    }
+    let _ = writeln!(s);
+    tables(&mut s, input);
+    steps(&mut s, input);
+    let _ = writeln!(s, "\n## What differed\n\n{}\n", f.explanation.trim_end());
+    if !f.files.is_empty() {
+        let names: Vec<String> = f
+            .files
+            .iter()
+            .map(|file| format!("`{}`", oracle_file_name(&file.name)))
+            .collect();
+        let _ = writeln!(s, "Files from the oracle: {}.\n", names.join(", "));
+    }
     let semantics = vendor_semantics(input.case, o.dialect);
     match o.kind {
         ReportKind::Finding => {
-            let _ = writeln!(s, "\n## Model violated\n\n{}\n", f.model);
+            let _ = writeln!(s, "## Model violated\n\n{}\n", f.model);
             let _ = writeln!(s, "## Vendor semantics assumed\n\n{semantics}");
-            let _ = writeln!(
-                s,
-                "As the oracle applied them:\n\n{}\n",
-                f.assumed_semantics.trim_end()
-            );
+            details(&mut s, "As the oracle applied them", &f.assumed_semantics);
         }
         ReportKind::VendorPermitted => {
-            let _ = writeln!(
-                s,
-                "\nA **vendor-permitted anomaly**: the standard model below forbids it, the vendor's documented semantics allow it. It is not reported as a bug.\n"
-            );
             let _ = writeln!(s, "## Standard model violated\n\n{}\n", f.model);
             let _ = writeln!(
                 s,
@@ -128,19 +155,17 @@ pub(super) fn report_md(paths: &ReportPaths, input: &FindingInput<'_>) -> String
             let _ = writeln!(s, "## Vendor semantics assumed\n\n{semantics}");
         }
     }
-    if !f.files.is_empty() {
-        let names: Vec<String> = f
-            .files
-            .iter()
-            .map(|file| format!("`{}`", oracle_file_name(&file.name)))
-            .collect();
-        let _ = writeln!(s, "Files from the oracle: {}.\n", names.join(", "));
-    }
-    let _ = writeln!(s, "## What differed\n\n{}\n", f.explanation.trim_end());
-    tables(&mut s, input);
-    steps(&mut s, input);
     reproduce(&mut s, paths, input);
     s
+}
+
+/// A collapsed block (`<details>`) for text most readers skip.
+fn details(s: &mut String, summary: &str, text: &str) {
+    let _ = writeln!(
+        s,
+        "<details><summary>{summary}</summary>\n\n{}\n\n</details>\n",
+        text.trim_end()
+    );
 }
 
 /// The lead as a sentence: capitalised, with a full stop.
@@ -271,7 +296,7 @@ fn reproduce(s: &mut String, paths: &ReportPaths, input: &FindingInput<'_>) {
     };
     let _ = writeln!(
         s,
-        "\n{REPRODUCE_HEADING}\n\nFrom the run directory (the one with `summary.json`):\n"
+        "{REPRODUCE_HEADING}\n\nFrom the run directory (the one with `summary.json`):\n"
     );
     let _ = writeln!(
         s,

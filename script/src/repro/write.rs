@@ -151,7 +151,7 @@ pub fn repro_sql(
     sessions(&mut s, case, rendered, history);
     let _ = writeln!(
         s,
-        "-- 3. Run the statements in this order, each in its transaction's session, as they ran.\n--    A statement that blocks waits in its session: go on with the statements after it;\n--    a `returns now` line says when its reply came."
+        "\n-- 3. Run the statements in this order, each in its transaction's session, as they ran.\n--    A statement that blocks waits in its session: go on with the statements after it;\n--    a `returns now` line says when its reply came."
     );
     if let Some(ms) = case.pace_ms {
         let _ = writeln!(
