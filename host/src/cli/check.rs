@@ -171,13 +171,18 @@ fn write_check(
         seed: case.seed,
     };
     let lead = format!("txlab check of {}", args.file.display());
+    let versions = [format!(
+        "server {}, txlab {}",
+        runner.server_version().unwrap_or("version not recorded"),
+        env!("CARGO_PKG_VERSION")
+    )];
     let header = ReproHeader {
         lead: &lead,
         oracle: "all",
         dialect: &info.name,
         generator: &case.generator,
         request,
-        notes: &[],
+        notes: &versions,
     };
     std::fs::write(
         dir.join("repro.sql"),

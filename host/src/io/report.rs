@@ -296,7 +296,7 @@ fn reproduce(s: &mut String, paths: &ReportPaths, input: &FindingInput<'_>) {
     };
     let _ = writeln!(
         s,
-        "{REPRODUCE_HEADING}\n\nFrom the run directory (the one with `summary.json`):\n"
+        "{REPRODUCE_HEADING}\n\nFrom the run directory (the one that holds `findings/`, `anomalies/` and `summary.json`):\n"
     );
     let _ = writeln!(
         s,
