@@ -87,7 +87,7 @@ pub fn statement_differences(
         let (a, b) = (here.record(at), there.record(at));
         let same = match (a, b) {
             (Some(a), Some(b)) => {
-                a.outcome == b.outcome && a.blocked.is_some() == b.blocked.is_some()
+                same_outcome(&a.outcome, &b.outcome) && a.blocked.is_some() == b.blocked.is_some()
             }
             (None, None) => true,
             _ => false,
@@ -102,6 +102,35 @@ pub fn statement_differences(
         }
     }
     out
+}
+
+/// Whether two DBMSs' answers are the same: rows as a multiset (in any
+/// order, under any column names), a boolean the same as its 0 or 1 (MySQL
+/// spells BOOLEAN as TINYINT).
+fn same_outcome(a: &Outcome, b: &Outcome) -> bool {
+    match (a, b) {
+        (Outcome::Rows { rows: x, .. }, Outcome::Rows { rows: y, .. }) => {
+            let canonical = |rows: &[Vec<Value>]| {
+                let mut rows: Vec<String> = rows
+                    .iter()
+                    .map(|r| {
+                        let r: Vec<Value> = r
+                            .iter()
+                            .map(|v| match v {
+                                Value::Bool(b) => Value::Int(i64::from(*b)),
+                                other => other.clone(),
+                            })
+                            .collect();
+                        RowText(&r).to_string()
+                    })
+                    .collect();
+                rows.sort();
+                rows
+            };
+            canonical(x) == canonical(y)
+        }
+        _ => a == b,
+    }
 }
 
 /// The run directory of a finding directory, or of its `reduced/` or
@@ -243,6 +272,10 @@ mod tests {
         let c = case();
         let here = history(vec![], true);
         let there = history(vec![vec![Value::Int(25)]], false);
+        // The same rows in another order, a boolean as 1: the same answer.
+        let reordered = history(vec![vec![Value::Bool(true)], vec![Value::Int(2)]], true);
+        let same = history(vec![vec![Value::Int(2)], vec![Value::Int(1)]], true);
+        assert!(statement_differences(&c, &reordered, &c, &same).is_empty());
         let d = statement_differences(&c, &here, &c, &there);
         assert_eq!(
             d,
