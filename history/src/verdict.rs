@@ -130,6 +130,7 @@ fn violation_finding(
         model: "every isolation level: committed versions of a row form one order, and a rolled-back write leaves no trace".into(),
         assumed_semantics: source.assumes.into(),
         explanation,
+        summary: format!("the reads show {kind}, which no isolation level allows: {}", lines[0]),
         evidence: json!({ "violations": violations }),
         files: Vec::new(),
     })
@@ -255,6 +256,18 @@ pub fn verdict(
         model,
         assumed_semantics: assumed,
         explanation,
+        summary: format!(
+            "at {level_text} the reads show {}; {}",
+            first.anomaly.describe(history),
+            match (&first.judgement.vendor, finding) {
+                (h::VendorJudgement::Forbidden { why }, true) =>
+                    format!("{}'s documented semantics forbid it ({why})", dialect.name),
+                _ => format!(
+                    "the standard model forbids it: {}",
+                    first.judgement.standard.why
+                ),
+            }
+        ),
         evidence: json!({
             "anomalies": reported.iter().map(|j| json!({
                 "anomaly": j.anomaly,

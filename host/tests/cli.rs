@@ -331,7 +331,9 @@ fn generate_prints_the_cases_a_seed_makes() {
         "--seed",
         "9",
     ]);
-    let printed: serde_json::Value =
+    // Compared as cases: generated.json also labels each statement
+    // reference (`"label": "T1.2"`).
+    let printed: txlab_plugin_api::ir::TestCase =
         serde_json::from_str(stdout(&o).lines().nth(3).unwrap()).unwrap();
     let out = env.out();
     let o = env.txlab(&[
@@ -346,7 +348,7 @@ fn generate_prints_the_cases_a_seed_makes() {
         out.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    let ran: serde_json::Value = serde_json::from_str(
+    let ran: txlab_plugin_api::ir::TestCase = serde_json::from_str(
         &std::fs::read_to_string(run_dir(&out).join("findings/case-000003-accuse/generated.json"))
             .unwrap(),
     )

@@ -385,6 +385,7 @@ fn hand_built_run(dir: &Path) -> PathBuf {
         &Finding {
             title: "Troc: inconsistent query result at T2.2 <script>alert(1)</script>".into(),
             signature: String::new(),
+            summary: "T2.2 alone on its snapshot returns (1, 10); here it returned (1, 11)".into(),
             model: "Troc's model: each statement alone on its view".into(),
             assumed_semantics: "- `mariadb` at REPEATABLE READ: snapshot at the first read".into(),
             explanation: "T2.2 returned **(1, 11)**; its snapshot holds `(1, 10)`.".into(),

@@ -52,7 +52,8 @@ fn two_libraries_with_generators_load_side_by_side_in_one_process() {
             "permitted",
             "flaky",
             "paced",
-            "slow"
+            "slow",
+            "unsure"
         ]
     );
     let ctx = GeneratorContext {

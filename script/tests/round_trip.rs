@@ -49,6 +49,90 @@ fn normalise(mut case: TestCase) -> TestCase {
     case
 }
 
+/// A run of `case` in which the statement at submitted position `k`
+/// blocked: sent at its turn, its transaction's later statements held,
+/// resumed after two statements of other transactions completed (or when
+/// nothing else could run), as the schedule executor records it.
+fn blocked_run(case: &TestCase, k: usize) -> History {
+    let b = case.submitted_order[k];
+    let mut statements: Vec<Vec<StatementRecord>> = case
+        .transactions
+        .iter()
+        .enumerate()
+        .map(|(t, txn)| {
+            (0..txn.statements.len())
+                .map(|s| StatementRecord {
+                    at: StatementRef::new(t, s),
+                    sql: String::new(),
+                    submitted_us: None,
+                    completed_us: None,
+                    blocked: None,
+                    outcome: Outcome::Done,
+                })
+                .collect()
+        })
+        .collect();
+    let mut pending: Vec<StatementRef> = case.submitted_order.clone();
+    let (mut now, mut completion): (u64, Vec<StatementRef>) = (0, Vec::new());
+    // While `b` waits: how many statements completed since.
+    let mut waiting: Option<u32> = None;
+    loop {
+        let next = pending
+            .iter()
+            .position(|at| waiting.is_none() || at.txn != b.txn);
+        let resume = match next {
+            None if waiting.is_none() => break,
+            None => true,
+            Some(i) => {
+                let at = pending.remove(i);
+                now += 10;
+                let r = &mut statements[at.txn()][at.stmt()];
+                r.submitted_us = Some(now);
+                if at == b {
+                    r.blocked = Some(Blocking {
+                        detected_us: now + 1,
+                        evidence: BlockEvidence::Probe,
+                        resumed_after: None,
+                    });
+                    waiting = Some(0);
+                    continue;
+                }
+                r.completed_us = Some(now + 5);
+                completion.push(at);
+                waiting.as_mut().is_some_and(|n| {
+                    *n += 1;
+                    *n == 2
+                })
+            }
+        };
+        if resume {
+            now += 10;
+            let after = completion.last().copied();
+            let r = &mut statements[b.txn()][b.stmt()];
+            r.completed_us = Some(now);
+            if let Some(blocking) = &mut r.blocked {
+                blocking.resumed_after = after;
+            }
+            completion.push(b);
+            waiting = None;
+        }
+    }
+    History {
+        statements,
+        transactions: case
+            .transactions
+            .iter()
+            .map(|t| TransactionRecord {
+                isolation: t.isolation,
+                end: TxnEnd::Committed,
+                ended_us: None,
+            })
+            .collect(),
+        completion_order: completion,
+        ..History::default()
+    }
+}
+
 fn generator(info: DialectInfo) -> RandomGenerator {
     let config = serde_json::from_value(serde_json::json!({
         "transactions": [2, 4],
@@ -71,14 +155,14 @@ fn generator(info: DialectInfo) -> RandomGenerator {
 
 /// Round-trips `CASES_PER_DIALECT` cases through `dialect`; returns the
 /// cases and statements compared.
-fn round_trip<D: Dialect>(dialect: &D, family: Family) -> (u64, usize) {
+fn round_trip<D: Dialect>(dialect: &D, family: Family) -> (u64, usize, u64) {
     let info = dialect.info();
     let gen = generator(info.clone());
     let limits = SessionLimits {
         statement_timeout_ms: 5000,
         lock_wait_timeout_ms: 8000,
     };
-    let mut statements = 0;
+    let (mut statements, mut reordered) = (0, 0);
     for index in 0..CASES_PER_DIALECT {
         let request = CaseRequest {
             run_seed: 11,
@@ -97,8 +181,17 @@ fn round_trip<D: Dialect>(dialect: &D, family: Family) -> (u64, usize) {
             dialect: &info.name,
             generator: &case.generator,
             request,
+            notes: &[],
         };
-        let sql = repro_sql(&header, &case, &rendered, &History::default());
+        // Every third case as if a statement had blocked: the script lists
+        // the statements as they ran and keeps the submitted order in its
+        // header.
+        let history = match index % 3 {
+            1 => blocked_run(&case, (index as usize) % case.submitted_order.len()),
+            _ => History::default(),
+        };
+        let sql = repro_sql(&header, &case, &rendered, &history);
+        reordered += u64::from(sql.contains("\n-- submitted order: "));
         let options = ImportOptions {
             family,
             ..ImportOptions::default()
@@ -130,7 +223,7 @@ fn round_trip<D: Dialect>(dialect: &D, family: Family) -> (u64, usize) {
         }
         statements += want.statement_count();
     }
-    (CASES_PER_DIALECT, statements)
+    (CASES_PER_DIALECT, statements, reordered)
 }
 
 #[test]
@@ -150,12 +243,15 @@ fn generated_cases_come_back_from_their_repro_sql() {
         ("mariadb", round_trip(&mariadb, Family::Mysql)),
         ("postgres", round_trip(&postgres, Family::Postgres)),
     ];
-    let (mut cases, mut statements) = (0, 0);
-    for (name, (c, s)) in runs {
-        println!("{name}: {c} cases, {s} statements compared");
+    let (mut cases, mut statements, mut reordered) = (0, 0, 0);
+    for (name, (c, s, r)) in runs {
+        println!("{name}: {c} cases, {s} statements compared, {r} written in another order than submitted");
         cases += c;
         statements += s;
+        reordered += r;
     }
-    println!("round trip: {cases} cases, {statements} statements compared");
+    println!("round trip: {cases} cases, {statements} statements compared, {reordered} reordered");
     assert!(cases >= 1000, "{cases}");
+    // The blocked runs exercise the submitted order in the header.
+    assert!(reordered >= 100, "{reordered}");
 }

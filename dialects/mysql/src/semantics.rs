@@ -45,10 +45,71 @@ pub const MDEV_26642: &str = "https://jira.mariadb.org/browse/MDEV-26642";
 pub const TIDB_28212: &str = "https://github.com/pingcap/tidb/issues/28212";
 
 /// MariaDB: `SET TRANSACTION` and its isolation levels.
-pub const MARIADB_SET_TRANSACTION: &str =
-    "https://mariadb.com/docs/server/reference/sql-statements/transactions/set-transaction";
+pub const MARIADB_SET_TRANSACTION: &str = "https://mariadb.com/docs/server/reference/sql-statements/administrative-sql-statements/set-commands/set-transaction";
 /// MariaDB: the `innodb_snapshot_isolation` variable.
 pub const MARIADB_SNAPSHOT_ISOLATION: &str = "https://mariadb.com/docs/server/server-usage/storage-engines/innodb/innodb-system-variables#innodb_snapshot_isolation";
+
+/// MariaDB: the isolation levels (described on the SET TRANSACTION page).
+pub const MARIADB_ISOLATION: &str = MARIADB_SET_TRANSACTION;
+/// MariaDB: READ COMMITTED (each consistent read takes a fresh snapshot).
+pub const MARIADB_READ_COMMITTED: &str =
+    "https://mariadb.com/docs/server/reference/sql-statements/transactions/transactions-read-committed";
+/// MariaDB: REPEATABLE READ (the snapshot of the first read).
+pub const MARIADB_REPEATABLE_READ: &str =
+    "https://mariadb.com/docs/server/reference/sql-statements/transactions/transactions-repeatable-read";
+/// MariaDB: SERIALIZABLE (plain SELECTs become LOCK IN SHARE MODE).
+pub const MARIADB_SERIALIZABLE: &str =
+    "https://mariadb.com/docs/server/reference/sql-statements/transactions/transactions-serializable";
+/// MariaDB: locking reads (`FOR UPDATE`).
+pub const MARIADB_FOR_UPDATE: &str =
+    "https://mariadb.com/docs/server/reference/sql-statements/data-manipulation/selecting-data/for-update";
+/// MariaDB: shared locking reads (`LOCK IN SHARE MODE` waits for the rows'
+/// writers to commit).
+pub const MARIADB_LOCK_IN_SHARE_MODE: &str = "https://mariadb.com/docs/server/reference/sql-statements/data-manipulation/selecting-data/lock-in-share-mode";
+/// MariaDB: InnoDB's lock modes (record, gap and next-key locks).
+pub const MARIADB_LOCK_MODES: &str =
+    "https://mariadb.com/docs/server/server-usage/storage-engines/innodb/innodb-lock-modes";
+/// MariaDB: `innodb_rollback_on_timeout` (a lock-wait timeout rolls back
+/// only the statement unless it is set).
+pub const MARIADB_ROLLBACK_ON_TIMEOUT: &str = "https://mariadb.com/docs/server/server-usage/storage-engines/innodb/innodb-system-variables#innodb_rollback_on_timeout";
+
+/// The vendor pages the facts of an InnoDB level cite: MariaDB's own
+/// documentation for MariaDB, MySQL's manual for MySQL.
+struct Docs {
+    read_uncommitted: &'static str,
+    read_committed: &'static str,
+    repeatable_read: &'static str,
+    serializable: &'static str,
+    locking_reads: &'static str,
+    locks_set: &'static str,
+    semi_consistent: &'static str,
+    error_handling: &'static str,
+}
+
+fn docs(flavor: Flavor) -> Docs {
+    match flavor {
+        Flavor::Mariadb => Docs {
+            read_uncommitted: MARIADB_ISOLATION,
+            read_committed: MARIADB_READ_COMMITTED,
+            repeatable_read: MARIADB_REPEATABLE_READ,
+            serializable: MARIADB_SERIALIZABLE,
+            locking_reads: MARIADB_FOR_UPDATE,
+            locks_set: MARIADB_LOCK_MODES,
+            semi_consistent: MARIADB_SET_TRANSACTION,
+            error_handling: MARIADB_ROLLBACK_ON_TIMEOUT,
+        },
+        Flavor::Mysql | Flavor::Tidb => Docs {
+            read_uncommitted: MYSQL_ISOLATION,
+            read_committed: MYSQL_CONSISTENT_READ,
+            repeatable_read: MYSQL_CONSISTENT_READ,
+            serializable: MYSQL_ISOLATION,
+            locking_reads: MYSQL_LOCKING_READS,
+            locks_set: MYSQL_LOCKS_SET,
+            semi_consistent: MYSQL_SEMI_CONSISTENT,
+            error_handling: MYSQL_ERROR_HANDLING,
+        },
+    }
+}
 
 /// TiDB: its isolation levels.
 pub const TIDB_ISOLATION: &str =
@@ -129,13 +190,18 @@ fn checked_live(target: &Target) -> &'static str {
 
 /// Notes and references every InnoDB level shares.
 fn innodb_common(target: &Target, notes: &mut Vec<String>, references: &mut Vec<String>) {
+    let d = docs(target.flavor);
+    let sources = match target.flavor {
+        Flavor::Mariadb => format!("{}; {}", d.error_handling, d.locks_set),
+        Flavor::Mysql | Flavor::Tidb => d.error_handling.to_string(),
+    };
     notes.push(format!(
         "Row locks taken by writes and locking reads are held until COMMIT or ROLLBACK; a \
          lock-wait timeout (1205) undoes only the waiting statement, a deadlock (1213) the \
-         whole transaction of the victim ({MYSQL_ERROR_HANDLING}){}.",
+         whole transaction of the victim ({sources}){}.",
         checked_live(target)
     ));
-    references.push(MYSQL_ERROR_HANDLING.to_string());
+    references.push(d.error_handling.to_string());
     if target.flavor == Flavor::Mariadb {
         notes.push(format!(
             "innodb_snapshot_isolation is {} in every session ({MARIADB_SNAPSHOT_ISOLATION}).",
@@ -148,19 +214,37 @@ fn innodb_common(target: &Target, notes: &mut Vec<String>, references: &mut Vec<
         references.push(MARIADB_SET_TRANSACTION.to_string());
         references.push(MARIADB_SNAPSHOT_ISOLATION.to_string());
     }
+    // Every page a note cites is a reference, once.
+    for note in notes.iter() {
+        for word in note.split_whitespace() {
+            if let Some(at) = word.find("https://") {
+                let url = word[at..].trim_end_matches([')', ';', ',', '.']);
+                if !references.iter().any(|r| r == url) {
+                    references.push(url.to_string());
+                }
+            }
+        }
+    }
+    let mut seen = Vec::new();
+    references.retain(|r| {
+        let new = !seen.contains(r);
+        seen.push(r.clone());
+        new
+    });
 }
 
 fn innodb_read_uncommitted(target: &Target) -> LevelSemantics {
+    let d = docs(target.flavor);
     let mut notes = vec![
-        format!("SELECT reads without locks and may use a row version that is not yet committed (a dirty read); otherwise READ UNCOMMITTED works like READ COMMITTED ({MYSQL_ISOLATION})."),
-        format!("UPDATE, DELETE and locking reads lock the rows they read and wait for uncommitted changes, so they act on the latest committed version ({MYSQL_LOCKING_READS})."),
-        format!("No gap locks: an insert into a range that another transaction's write scanned is not blocked ({MYSQL_ISOLATION})."),
-        format!("UPDATE skips a row another transaction holds locked when the row's latest committed version does not match its WHERE clause (semi-consistent read, {MYSQL_SEMI_CONSISTENT})."),
+        format!("SELECT reads without locks and may use a row version that is not yet committed (a dirty read); otherwise READ UNCOMMITTED works like READ COMMITTED ({}).", d.read_uncommitted),
+        format!("UPDATE, DELETE and locking reads lock the rows they read and wait for uncommitted changes, so they act on the latest committed version ({}).", d.locking_reads),
+        format!("No gap locks: an insert into a range that another transaction's write scanned is not blocked ({}).", d.read_uncommitted),
+        format!("UPDATE skips a row another transaction holds locked when the row's latest committed version does not match its WHERE clause (semi-consistent read, {}).", d.semi_consistent),
     ];
     let mut references = vec![
-        MYSQL_ISOLATION.to_string(),
-        MYSQL_LOCKING_READS.to_string(),
-        MYSQL_SEMI_CONSISTENT.to_string(),
+        d.read_uncommitted.to_string(),
+        d.locking_reads.to_string(),
+        d.semi_consistent.to_string(),
     ];
     if target.flavor == Flavor::Mariadb {
         notes.push(format!("Semi-consistent reads at READ UNCOMMITTED do not depend on innodb_snapshot_isolation ({MARIADB_SET_TRANSACTION}); checked on MariaDB 10.11."));
@@ -200,22 +284,35 @@ fn innodb_read_committed(target: &Target) -> LevelSemantics {
     // set-transaction page: "At READ COMMITTED, semi-consistent reads apply only
     // when innodb_snapshot_isolation is disabled"; checked on MariaDB 10.11.
     let semi_consistent = !target.snapshot_isolation;
+    let d = docs(target.flavor);
+    let no_gap_locks = match target.flavor {
+        Flavor::Mariadb => format!("{MARIADB_ISOLATION}; {}", d.locks_set),
+        Flavor::Mysql | Flavor::Tidb => MYSQL_ISOLATION.to_string(),
+    };
     let mut notes = vec![
-        format!("Each consistent read, even within the same transaction, sets and reads its own fresh snapshot ({MYSQL_CONSISTENT_READ})."),
-        format!("UPDATE, DELETE and locking reads lock and act on the latest committed version of each row ({MYSQL_LOCKING_READS})."),
-        format!("No gap locks: an insert into a range that another transaction's write scanned is not blocked ({MYSQL_ISOLATION})."),
+        format!("Each consistent read, even within the same transaction, sets and reads its own fresh snapshot ({}).", d.read_committed),
+        format!("UPDATE, DELETE and locking reads lock and act on the latest committed version of each row ({}).", d.locking_reads),
+        format!("No gap locks: an insert into a range that another transaction's write scanned is not blocked ({no_gap_locks})."),
     ];
     if semi_consistent {
-        notes.push(format!("UPDATE skips a row another transaction holds locked when the row's latest committed version does not match its WHERE clause (semi-consistent read, {MYSQL_SEMI_CONSISTENT})."));
+        notes.push(format!("UPDATE skips a row another transaction holds locked when the row's latest committed version does not match its WHERE clause (semi-consistent read, {}).", d.semi_consistent));
     } else {
         notes.push(format!("With innodb_snapshot_isolation = ON, UPDATE waits for a locked row instead of reading its latest committed version: no semi-consistent reads ({MARIADB_SET_TRANSACTION}); checked on MariaDB 10.11."));
     }
-    let mut references = vec![
-        MYSQL_ISOLATION.to_string(),
-        MYSQL_CONSISTENT_READ.to_string(),
-        MYSQL_LOCKING_READS.to_string(),
-        MYSQL_SEMI_CONSISTENT.to_string(),
-    ];
+    let mut references = match target.flavor {
+        Flavor::Mariadb => vec![
+            MARIADB_ISOLATION.to_string(),
+            d.read_committed.to_string(),
+            d.locking_reads.to_string(),
+            d.locks_set.to_string(),
+        ],
+        Flavor::Mysql | Flavor::Tidb => vec![
+            MYSQL_ISOLATION.to_string(),
+            MYSQL_CONSISTENT_READ.to_string(),
+            MYSQL_LOCKING_READS.to_string(),
+            MYSQL_SEMI_CONSISTENT.to_string(),
+        ],
+    };
     innodb_common(target, &mut notes, &mut references);
     LevelSemantics {
         level: IsolationLevel::ReadCommitted,
@@ -241,21 +338,34 @@ fn innodb_read_committed(target: &Target) -> LevelSemantics {
 }
 
 fn innodb_repeatable_read(target: &Target) -> LevelSemantics {
+    let d = docs(target.flavor);
     let mut notes = vec![
-        format!("All consistent reads within the transaction read the snapshot established by the first such read; BEGIN, writes and locking reads before it do not establish it ({MYSQL_CONSISTENT_READ}){}.", checked_live(target)),
-        format!("Locking reads, UPDATE and DELETE lock the index ranges they scan with next-key or gap locks, so inserts into a scanned range wait ({MYSQL_LOCKS_SET})."),
+        format!("All consistent reads within the transaction read the snapshot established by the first such read; BEGIN, writes and locking reads before it do not establish it ({}){}.", d.repeatable_read, checked_live(target)),
+        format!("Locking reads, UPDATE and DELETE lock the index ranges they scan with next-key or gap locks, so inserts into a scanned range wait ({})." , d.locks_set),
     ];
     let mut references = vec![
-        MYSQL_ISOLATION.to_string(),
-        MYSQL_CONSISTENT_READ.to_string(),
-        MYSQL_LOCKING_READS.to_string(),
-        MYSQL_LOCKS_SET.to_string(),
+        match target.flavor {
+            Flavor::Mariadb => MARIADB_ISOLATION,
+            Flavor::Mysql | Flavor::Tidb => MYSQL_ISOLATION,
+        }
+        .to_string(),
+        d.repeatable_read.to_string(),
+        d.locking_reads.to_string(),
+        d.locks_set.to_string(),
     ];
     let (write_reads, write_conflict) = if target.snapshot_isolation {
         notes.push(format!("With innodb_snapshot_isolation = ON, locking a row whose latest version is not in the transaction's read view fails with error 1020 (ER_CHECKREAD) and rolls the whole transaction back, like a deadlock: a write to a row changed after the snapshot fails, also after waiting for its writer to commit ({MARIADB_SNAPSHOT_ISOLATION}); checked on MariaDB 10.11."));
         (WriteReads::Snapshot, WriteConflict::BlockThenAbort)
     } else {
-        notes.push(format!("The snapshot applies to SELECT, not to UPDATE and DELETE: these act on the latest committed rows, so a second writer waits for the first, then overwrites its committed change; lost updates are possible ({MYSQL_CONSISTENT_READ}; {MYSQL_LOCKING_READS}){}.", checked_live(target)));
+        let sources = match target.flavor {
+            // MariaDB documents the effect with innodb_snapshot_isolation: OFF,
+            // a write does not check that its row is in the read view.
+            Flavor::Mariadb => format!("{MARIADB_SNAPSHOT_ISOLATION}; {}", d.locking_reads),
+            Flavor::Mysql | Flavor::Tidb => {
+                format!("{MYSQL_CONSISTENT_READ}; {MYSQL_LOCKING_READS}")
+            }
+        };
+        notes.push(format!("The snapshot applies to SELECT, not to UPDATE and DELETE: these act on the latest committed rows, so a second writer waits for the first, then overwrites its committed change; lost updates are possible ({sources}){}.", checked_live(target)));
         (WriteReads::LatestCommitted, WriteConflict::BlockThenProceed)
     };
     innodb_common(target, &mut notes, &mut references);
@@ -281,14 +391,19 @@ fn innodb_repeatable_read(target: &Target) -> LevelSemantics {
 }
 
 fn innodb_serializable(target: &Target) -> LevelSemantics {
+    let d = docs(target.flavor);
+    let shared = match target.flavor {
+        Flavor::Mariadb => MARIADB_LOCK_IN_SHARE_MODE,
+        Flavor::Mysql | Flavor::Tidb => MYSQL_LOCKING_READS,
+    };
     let mut notes = vec![
-        format!("Like REPEATABLE READ, but plain SELECTs inside an explicit transaction become shared locking reads of the latest committed rows; an autocommit SELECT is a consistent read of its own snapshot ({MYSQL_ISOLATION}){}.", checked_live(target)),
-        format!("Every read, write and locking read locks the index range it scans with next-key locks, so writes to rows or ranges another transaction read wait for it, and read-write cycles end in a deadlock (1213) ({MYSQL_LOCKS_SET})."),
+        format!("Like REPEATABLE READ, but plain SELECTs inside an explicit transaction become shared locking reads of the latest committed rows; an autocommit SELECT is a consistent read of its own snapshot ({}; {shared}){}.", d.serializable, checked_live(target)),
+        format!("Every read, write and locking read locks the index range it scans with next-key locks, so writes to rows or ranges another transaction read wait for it, and read-write cycles end in a deadlock (1213) ({})." , d.locks_set),
     ];
     let mut references = vec![
-        MYSQL_ISOLATION.to_string(),
-        MYSQL_LOCKING_READS.to_string(),
-        MYSQL_LOCKS_SET.to_string(),
+        d.serializable.to_string(),
+        shared.to_string(),
+        d.locks_set.to_string(),
     ];
     let (snapshot, write_reads, write_conflict) = if target.snapshot_isolation {
         notes.push(format!("With innodb_snapshot_isolation = ON, the transaction's first statement, a write or a (locking) read, opens a read view once it holds its locks, so a first statement that waited for a writer sees that writer's commit; a later write or locking read of a row whose latest version is not in that view fails with error 1020 and rolls the whole transaction back. The vendor documents the variable for REPEATABLE READ ({MARIADB_SNAPSHOT_ISOLATION}); the effect at SERIALIZABLE was measured on MariaDB 10.11. The profile declares a snapshot per statement: the rows every statement reads when it does not fail; the 1020 errors are not predicted."));
@@ -418,6 +533,7 @@ fn tidb_optimistic_repeatable_read() -> LevelSemantics {
 
 /// How InnoDB and TiDB execute statements where vendors differ (every level).
 pub fn engine(flavor: Flavor) -> EngineSemantics {
+    let d = docs(flavor);
     match flavor {
         Flavor::Mysql | Flavor::Mariadb => EngineSemantics {
             // update.html: "If you set a column to the value it currently has,
@@ -452,8 +568,8 @@ pub fn engine(flavor: Flavor) -> EngineSemantics {
                 format!("An UPDATE that sets a column to the value it already has does not update it ({MYSQL_UPDATE}), so the row keeps its version and the updater's snapshot reads keep showing the snapshot's version ({MDEV_26642}, a design decision)."),
                 format!("A storage engine may perform REPLACE as an update of the existing row rather than a delete and an insert ({MYSQL_REPLACE})."),
                 format!("A shared locking read may lock only the records of a secondary index that covers it: InnoDB also locks the clustered index record only for exclusive locks ({MYSQL_LOCKS_SET})."),
-                format!("The REPEATABLE READ snapshot is established by the first consistent read ({MYSQL_CONSISTENT_READ}); a read the optimizer answers without touching the table (an impossible WHERE) does not establish it."),
-                format!("READ UNCOMMITTED reads may see rows a waiting UPDATE changed before it waited: writes lock and change rows as they scan them ({MYSQL_ISOLATION}; {MYSQL_LOCKS_SET})."),
+                format!("The REPEATABLE READ snapshot is established by the first consistent read ({}); a read the optimizer answers without touching the table (an impossible WHERE) does not establish it.", d.repeatable_read),
+                format!("READ UNCOMMITTED reads may see rows a waiting UPDATE changed before it waited: writes lock and change rows as they scan them ({}; {}).", d.read_uncommitted, d.locks_set),
                 format!("UNIQUE and PRIMARY KEY constraints are checked row by row, so whether a multi-row UPDATE of a key collides depends on the order it visits the rows ({MYSQL_FOREIGN_KEY_DIFFERENCES})."),
             ],
         },

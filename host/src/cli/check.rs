@@ -7,7 +7,7 @@ use super::import::{read_case, ScriptArgs};
 use super::setup::{PipelineSetup, ServerArgs};
 use super::{out, Cli, EXIT_CLEAN, EXIT_FINDINGS, EXIT_TOOL_ERRORS};
 use crate::io::{write_finding, FindingInput, FindingOrigin, ReportKind};
-use crate::run::{Evaluated, OracleVerdict};
+use crate::run::{CaseRunner, Evaluated, OracleVerdict};
 use crate::setup::Environment;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -120,7 +120,7 @@ pub(super) fn run(cli: &Cli, args: &CheckArgs) -> anyhow::Result<u8> {
     {
         code = EXIT_FINDINGS;
     }
-    write_check(&dir, args, &resolved.info, &case, &evaluated)?;
+    write_check(&dir, args, &runner, &case, &evaluated)?;
     out!("  output: {}", dir.display());
     Ok(code)
 }
@@ -130,10 +130,11 @@ pub(super) fn run(cli: &Cli, args: &CheckArgs) -> anyhow::Result<u8> {
 fn write_check(
     dir: &Path,
     args: &CheckArgs,
-    info: &DialectInfo,
+    runner: &CaseRunner<'_>,
     case: &TestCase,
     e: &Evaluated,
 ) -> anyhow::Result<()> {
+    let info = runner.dialect_info();
     std::fs::create_dir_all(dir)?;
     std::fs::write(
         dir.join("generated.json"),
@@ -170,17 +171,24 @@ fn write_check(
         seed: case.seed,
     };
     let lead = format!("txlab check of {}", args.file.display());
+    let versions = [format!(
+        "server {}, txlab {}",
+        runner.server_version().unwrap_or("version not recorded"),
+        env!("CARGO_PKG_VERSION")
+    )];
     let header = ReproHeader {
         lead: &lead,
         oracle: "all",
         dialect: &info.name,
         generator: &case.generator,
         request,
+        notes: &versions,
     };
     std::fs::write(
         dir.join("repro.sql"),
         repro_sql(&header, &e.prepared, &e.rendered, &e.history),
     )?;
+    let repro = runner.repro_case(case, &e.prepared);
     for v in &e.verdicts {
         let (kind, finding) = match &v.verdict {
             Ok(Verdict::Finding(f)) => (ReportKind::Finding, f),
@@ -197,12 +205,14 @@ fn write_check(
                     generator: &case.generator,
                     pipeline: &args.pipeline,
                     request,
+                    server_version: runner.server_version(),
                 },
                 generated: case,
                 case: &e.prepared,
                 rendered: &e.rendered,
                 history: &e.history,
                 finding,
+                repro: repro.as_ref(),
             },
         )?;
     }

@@ -237,10 +237,10 @@ fn pipeline_facts(cli: &Cli, provenance: &Provenance) -> (Option<DialectInfo>, S
     for o in &loaded.pipeline.oracles {
         if o.plugin.get_ref() == "isorel" {
             if let Some(t) = &o.config {
-                if let Some(v) = t.get_ref().get("row_id_column").and_then(|v| v.as_str()) {
+                if let Some(v) = t.table.get("row_id_column").and_then(|v| v.as_str()) {
                     columns.0 = v.to_string();
                 }
-                if let Some(v) = t.get_ref().get("writers_column").and_then(|v| v.as_str()) {
+                if let Some(v) = t.table.get("writers_column").and_then(|v| v.as_str()) {
                     columns.1 = v.to_string();
                 }
             }

@@ -78,6 +78,7 @@ pub(super) fn run(cli: &Cli, args: &ReduceArgs) -> anyhow::Result<u8> {
     let resolved = setup.resolve()?;
     let env = Environment::with_access(&resolved, &args.target.server.access())?;
     let mut runner = open_runner(&resolved, &env)?;
+    let server_version = runner.server_version().map(str::to_string);
     let p = &setup.saved.provenance;
     out!(
         "reducing {} ({}: {}), at most {} trials or {}",
@@ -97,6 +98,7 @@ pub(super) fn run(cli: &Cli, args: &ReduceArgs) -> anyhow::Result<u8> {
             generator: &p.generator,
             pipeline: &setup.pipeline.loaded.path,
             request: setup.saved.request(),
+            server_version: server_version.as_deref(),
         },
         &setup.saved.generated,
         &setup.saved.finding,

@@ -3,10 +3,10 @@
 
 use super::finding::{open_runner, FindingSetup, FindingTarget};
 use super::{out, Cli, EXIT_CLEAN, EXIT_FINDINGS, EXIT_TOOL_ERRORS};
-use crate::io::ReportKind;
+use crate::io::{read_json, statement_differences, write_other_target, OtherTarget, ReportKind};
 use crate::setup::Environment;
 use std::path::PathBuf;
-use txlab_plugin_api::ir::Verdict;
+use txlab_plugin_api::ir::{DialectInfo, History, TestCase, Verdict};
 
 #[derive(clap::Args)]
 pub(super) struct ReplayArgs {
@@ -45,46 +45,86 @@ pub(super) fn run(cli: &Cli, args: &ReplayArgs) -> anyhow::Result<u8> {
     out!("replaying {} ({oracle}: {title})", dir.display());
     let times = args.times.max(1);
     let (mut same, mut errors) = (0, 0);
+    let mut lines = Vec::new();
+    let mut last_run = None;
     for i in 1..=times {
         let line = match runner.evaluate(&setup.saved.generated, Some(oracle)) {
             Err(e) => {
                 errors += 1;
                 format!("tool error: {e}")
             }
-            Ok(run) => match run.verdicts.into_iter().next().map(|v| v.verdict) {
-                Some(Err(e)) => {
-                    errors += 1;
-                    format!("the oracle failed: {e}")
+            Ok(mut run) => {
+                let verdict = std::mem::take(&mut run.verdicts)
+                    .into_iter()
+                    .next()
+                    .map(|v| v.verdict);
+                last_run = Some((run.prepared, run.history));
+                match verdict {
+                    Some(Err(e)) => {
+                        errors += 1;
+                        format!("the oracle failed: {e}")
+                    }
+                    Some(Ok(Verdict::Finding(f)))
+                        if kind == ReportKind::Finding && f.signature() == signature =>
+                    {
+                        same += 1;
+                        "the same finding".to_string()
+                    }
+                    Some(Ok(Verdict::VendorPermitted(f)))
+                        if kind == ReportKind::VendorPermitted && f.signature() == signature =>
+                    {
+                        same += 1;
+                        "the same vendor-permitted anomaly".to_string()
+                    }
+                    Some(Ok(Verdict::Finding(f))) => format!("a finding: {}", f.title),
+                    Some(Ok(Verdict::VendorPermitted(f))) => {
+                        format!("a vendor-permitted anomaly: {}", f.title)
+                    }
+                    Some(Ok(Verdict::Undecided { reason })) => format!("undecided: {reason}"),
+                    Some(Ok(Verdict::Allowed { anomalies })) => {
+                        format!(
+                            "pass, with anomalies both models allow: {}",
+                            anomalies.join(", ")
+                        )
+                    }
+                    Some(Ok(Verdict::Pass)) | None => "pass".to_string(),
                 }
-                Some(Ok(Verdict::Finding(f)))
-                    if kind == ReportKind::Finding && f.signature() == signature =>
-                {
-                    same += 1;
-                    "the same finding".to_string()
-                }
-                Some(Ok(Verdict::VendorPermitted(f)))
-                    if kind == ReportKind::VendorPermitted && f.signature() == signature =>
-                {
-                    same += 1;
-                    "the same vendor-permitted anomaly".to_string()
-                }
-                Some(Ok(Verdict::Finding(f))) => format!("a finding: {}", f.title),
-                Some(Ok(Verdict::VendorPermitted(f))) => {
-                    format!("a vendor-permitted anomaly: {}", f.title)
-                }
-                Some(Ok(Verdict::Undecided { reason })) => format!("undecided: {reason}"),
-                Some(Ok(Verdict::Allowed { anomalies })) => {
-                    format!(
-                        "pass, with anomalies both models allow: {}",
-                        anomalies.join(", ")
-                    )
-                }
-                Some(Ok(Verdict::Pass)) | None => "pass".to_string(),
-            },
+            }
         };
         out!("  run {i}: {line}");
+        lines.push(line);
     }
     out!("reproduced {same}/{times}");
+    if let Some(elsewhere) = other_target(&setup, &resolved.info, runner.server_version()) {
+        let saved_case: Option<TestCase> = read_json(&dir.join("case.json")).ok();
+        let saved_history: Option<History> = read_json(&dir.join("history.json")).ok();
+        let differences = match (&saved_case, &saved_history, &last_run) {
+            (Some(case), Some(history), Some((there_case, there))) => {
+                statement_differences(case, history, there_case, there)
+            }
+            _ => Vec::new(),
+        };
+        let record = OtherTarget {
+            dialect: resolved.info.name.clone(),
+            server_version: runner.server_version().map(str::to_string),
+            pipeline: elsewhere,
+            txlab_version: env!("CARGO_PKG_VERSION").to_string(),
+            runs: times,
+            reproduced: same,
+            verdicts: lines,
+            differences,
+        };
+        match write_other_target(dir, record) {
+            Ok(()) => out!(
+                "another target than the finding's: its runs are in {} and report.md",
+                dir.join("other-targets.json").display()
+            ),
+            Err(e) => eprintln!(
+                "warning: could not record the runs in {}: {e}",
+                dir.display()
+            ),
+        }
+    }
     Ok(if same > 0 {
         EXIT_FINDINGS
     } else if errors > 0 {
@@ -92,6 +132,24 @@ pub(super) fn run(cli: &Cli, args: &ReplayArgs) -> anyhow::Result<u8> {
     } else {
         EXIT_CLEAN
     })
+}
+
+/// The pipeline the case ran with, when it is another target than the
+/// finding's: another pipeline file, another dialect, or a server of
+/// another version.
+fn other_target(
+    setup: &FindingSetup,
+    info: &DialectInfo,
+    server_version: Option<&str>,
+) -> Option<PathBuf> {
+    let p = &setup.saved.provenance;
+    let canonical =
+        |path: &std::path::Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let pipeline = canonical(&setup.pipeline.loaded.path);
+    let other = pipeline != canonical(&p.pipeline)
+        || info.name != p.dialect
+        || (p.server_version.is_some() && p.server_version.as_deref() != server_version);
+    other.then_some(pipeline)
 }
 
 /// The pause a finding's confirmation needed (`reduction.json`'s `pace_ms`,

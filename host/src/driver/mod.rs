@@ -64,6 +64,13 @@ pub trait Driver: Send + Sync {
     async fn server_started(&self) -> Option<i64> {
         None
     }
+
+    /// The DBMS's version as it states it (`SELECT VERSION()`, `SHOW
+    /// server_version`, SQLite's library version), for reports; `None`
+    /// when it cannot be read.
+    async fn server_version(&self) -> Option<String> {
+        None
+    }
 }
 
 /// One connection. Statements run one at a time.

@@ -188,6 +188,13 @@ impl Driver for MysqlDriver {
         let _ = conn.disconnect().await;
         Some(now? - uptime?.1.parse::<i64>().ok()?)
     }
+
+    async fn server_version(&self) -> Option<String> {
+        let mut conn = self.conn().await.ok()?;
+        let version: Option<String> = conn.query_first("SELECT VERSION()").await.ok()?;
+        let _ = conn.disconnect().await;
+        version
+    }
 }
 
 #[async_trait]

@@ -246,6 +246,15 @@ impl Driver for PostgresDriver {
             _ => None,
         })
     }
+
+    async fn server_version(&self) -> Option<String> {
+        let client = self.client().await.ok()?;
+        let rows = client.simple_query("SHOW server_version").await.ok()?;
+        rows.iter().find_map(|m| match m {
+            SimpleQueryMessage::Row(r) => Some(r.get(0)?.to_string()),
+            _ => None,
+        })
+    }
 }
 
 /// The session's id for the lock probe: the backend pid, unless the dialect

@@ -100,6 +100,10 @@ impl Driver for SqliteDriver {
         format!("sqlite:{}", self.options.path.display())
     }
 
+    async fn server_version(&self) -> Option<String> {
+        Some(format!("SQLite {}", rusqlite::version()))
+    }
+
     async fn connect(&self) -> Result<Box<dyn Session>, DriverError> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE

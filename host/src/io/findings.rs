@@ -2,12 +2,13 @@
 //! repro script, the history, the verdict and a short report; after a
 //! reduction, the same for the reduced case in `reduced/`.
 
+use super::labels::labelled_json;
+use super::report::{replace_section, report_md, ReportPaths};
 use super::ReductionReport;
 use serde::{Deserialize, Serialize};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use txlab_plugin_api::ir::*;
-use txlab_script::repro::{observed, ReproHeader};
+use txlab_script::repro::ReproHeader;
 
 /// What an oracle reported: a bug, or an anomaly the vendor permits. Both are
 /// written the same way, findings under `findings/`, anomalies under
@@ -39,6 +40,19 @@ pub struct FindingOrigin<'a> {
     pub generator: &'a str,
     pub pipeline: &'a Path,
     pub request: CaseRequest,
+    /// The DBMS's version, as the driver read it when the run started.
+    pub server_version: Option<&'a str>,
+}
+
+/// The case a person reproduces: the case as it ran without the auxiliary
+/// columns no statement needs (`txlab_script::repro::without_auxiliary_columns`),
+/// rendered by the dialect.
+#[derive(Clone, Debug)]
+pub struct ReproCase {
+    pub case: TestCase,
+    pub rendered: RenderedCase,
+    /// The columns left out, as `table.column`.
+    pub left_out: Vec<String>,
 }
 
 /// Everything known about the case a finding came from.
@@ -52,6 +66,9 @@ pub struct FindingInput<'a> {
     pub rendered: &'a RenderedCase,
     pub history: &'a History,
     pub finding: &'a Finding,
+    /// The case for `repro.sql` and the report's tables and steps, when it
+    /// differs from `case` (auxiliary columns left out).
+    pub repro: Option<&'a ReproCase>,
 }
 
 /// `provenance.json`: where a finding came from, enough to run it again.
@@ -70,6 +87,10 @@ pub struct Provenance {
     pub case_index: u64,
     pub case_seed: u64,
     pub txlab_version: String,
+    /// The DBMS's version when the run started (absent in directories
+    /// written before it was recorded, or where it could not be read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_version: Option<String>,
 }
 
 impl Provenance {
@@ -105,7 +126,8 @@ pub fn write_finding(run_dir: &Path, input: &FindingInput<'_>) -> std::io::Resul
     if partial.exists() {
         std::fs::remove_dir_all(&partial)?;
     }
-    write_finding_files(&partial, &dir, input)?;
+    let paths = ReportPaths::new(run_dir, &dir, input.origin.pipeline);
+    write_finding_files(&partial, &paths, input)?;
     if dir.exists() {
         std::fs::remove_dir_all(&dir)?;
     }
@@ -154,7 +176,8 @@ pub fn write_reduction(
     if fresh.exists() {
         std::fs::remove_dir_all(&fresh)?;
     }
-    write_finding_files(&fresh, &reduced_dir, input)?;
+    let paths = ReportPaths::new(run_dir_of(finding_dir), &reduced_dir, input.origin.pipeline);
+    write_finding_files(&fresh, &paths, input)?;
     let report_md = fresh.join("report.md");
     let text = std::fs::read_to_string(&report_md)?;
     let (title, rest) = text.split_once('\n').unwrap_or((&text, ""));
@@ -174,37 +197,55 @@ pub fn write_reduction(
     note_reduction(finding_dir, report, true)
 }
 
-/// The reduction's line at the end of the finding's `report.md`.
-fn note_reduction(finding_dir: &Path, report: &ReductionReport, kept: bool) -> std::io::Result<()> {
-    let report_md = finding_dir.join("report.md");
-    let mut text = std::fs::read_to_string(&report_md)?;
-    if let Some(cut) = text.find(REDUCTION_HEADING) {
-        text.truncate(cut);
+/// After a finding directory moved within its run directory (from
+/// `findings/` to `unconfirmed/`), its reports name the new place in their
+/// commands.
+pub fn note_move(dir: &Path, from: &str, to: &str) -> std::io::Result<()> {
+    for report in [dir.join("report.md"), dir.join("reduced").join("report.md")] {
+        if let Ok(text) = std::fs::read_to_string(&report) {
+            let moved = text.replace(&format!(" {from}/"), &format!(" {to}/"));
+            let moved = moved.replace(&format!(" {from}`"), &format!(" {to}`"));
+            std::fs::write(&report, moved)?;
+        }
     }
-    let _ = writeln!(text, "{REDUCTION_HEADING}\n\n{}.", report.summary());
-    if kept {
-        let _ = writeln!(
-            text,
-            "The reduced case, its repro script and report are in `reduced/`; `reduction.json` lists what was removed."
-        );
-    }
-    std::fs::write(report_md, text)
+    Ok(())
 }
 
-const REDUCTION_HEADING: &str = "\n## Reduction";
+/// The run directory a finding directory (`RUN/findings/case-…`) is in.
+pub fn run_dir_of(finding_dir: &Path) -> &Path {
+    finding_dir
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(finding_dir)
+}
 
-/// Writes a finding's files into `dir`; `shown_as` is the directory the
-/// report names in its commands (where `dir` will be renamed to).
+/// The reduction's section of the finding's `report.md`.
+fn note_reduction(finding_dir: &Path, report: &ReductionReport, kept: bool) -> std::io::Result<()> {
+    let report_md = finding_dir.join("report.md");
+    let text = std::fs::read_to_string(&report_md)?;
+    let mut body = format!("{}.", report.summary());
+    if kept {
+        body.push_str(
+            "\nThe reduced case, its repro script and report are in `reduced/`; `reduction.json` lists what was removed.",
+        );
+    }
+    std::fs::write(report_md, replace_section(&text, REDUCTION_HEADING, &body))
+}
+
+const REDUCTION_HEADING: &str = "## Reduction";
+
+/// Writes a finding's files into `dir`; `paths` are what the report names
+/// in its commands (where `dir` will be renamed to).
 fn write_finding_files(
     dir: &Path,
-    shown_as: &Path,
+    paths: &ReportPaths,
     input: &FindingInput<'_>,
 ) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join("generated.json"), json(input.generated)?)?;
-    std::fs::write(dir.join("case.json"), json(input.case)?)?;
-    std::fs::write(dir.join("history.json"), json(input.history)?)?;
-    std::fs::write(dir.join("finding.json"), json(input.finding)?)?;
+    std::fs::write(dir.join("generated.json"), labelled_json(input.generated)?)?;
+    std::fs::write(dir.join("case.json"), labelled_json(input.case)?)?;
+    std::fs::write(dir.join("history.json"), labelled_json(input.history)?)?;
+    std::fs::write(dir.join("finding.json"), labelled_json(input.finding)?)?;
     std::fs::write(
         dir.join("provenance.json"),
         json(&Provenance {
@@ -218,13 +259,14 @@ fn write_finding_files(
             case_index: input.origin.request.index,
             case_seed: input.origin.request.seed,
             txlab_version: env!("CARGO_PKG_VERSION").to_string(),
+            server_version: input.origin.server_version.map(str::to_string),
         })?,
     )?;
     std::fs::write(dir.join("repro.sql"), repro_sql(input))?;
     for file in &input.finding.files {
         std::fs::write(dir.join(oracle_file_name(&file.name)), &file.content)?;
     }
-    std::fs::write(dir.join("report.md"), report_md(shown_as, input))?;
+    std::fs::write(dir.join("report.md"), report_md(paths, input))?;
     Ok(())
 }
 
@@ -250,7 +292,7 @@ const OWN_FILES: &[&str] = &[
 /// Where a file an oracle attached goes: its own name made safe (no
 /// directories, no leading dot), with `oracle-` in front if it would replace
 /// one of txlab's own files.
-fn oracle_file_name(name: &str) -> String {
+pub(super) fn oracle_file_name(name: &str) -> String {
     let safe: String = name
         .chars()
         .map(|c| {
@@ -290,91 +332,33 @@ fn repro_sql(input: &FindingInput<'_>) -> String {
             format!("txlab vendor-permitted anomaly: {}", input.finding.title)
         }
     };
+    let mut notes = vec![format!(
+        "{}, txlab {}",
+        match input.origin.server_version {
+            Some(v) => format!("server {v}"),
+            None => "server version not recorded".to_string(),
+        },
+        env!("CARGO_PKG_VERSION")
+    )];
+    let (case, rendered) = match input.repro {
+        Some(r) => {
+            notes.push(format!(
+                "without the auxiliary columns the oracles added and no statement needs: {} (case.json has them)",
+                r.left_out.join(", ")
+            ));
+            (&r.case, &r.rendered)
+        }
+        None => (input.case, input.rendered),
+    };
     let header = ReproHeader {
         lead: &lead,
         oracle: input.origin.oracle,
         dialect: &input.origin.dialect.name,
         generator: input.origin.generator,
         request: input.origin.request,
+        notes: &notes,
     };
-    txlab_script::repro::repro_sql(&header, input.case, input.rendered, input.history)
-}
-
-fn report_md(dir: &Path, input: &FindingInput<'_>) -> String {
-    let f = input.finding;
-    let mut s = String::new();
-    let _ = writeln!(s, "# {}\n", f.title);
-    let _ = writeln!(s, "| | |\n|---|---|");
-    let _ = writeln!(s, "| oracle | `{}` |", input.origin.oracle);
-    let _ = writeln!(
-        s,
-        "| dialect | `{}` (driver `{}`) |",
-        input.origin.dialect.name, input.origin.dialect.driver
-    );
-    let _ = writeln!(s, "| generator | `{}` |", input.origin.generator);
-    let _ = writeln!(
-        s,
-        "| seed | run seed {}, case {}, case seed {} |",
-        input.origin.request.run_seed, input.origin.request.index, input.origin.request.seed
-    );
-    match input.origin.kind {
-        ReportKind::Finding => {
-            let _ = writeln!(s, "\n## Model violated\n\n{}\n", f.model);
-            let _ = writeln!(
-                s,
-                "## Vendor semantics assumed\n\n{}\n",
-                f.assumed_semantics
-            );
-        }
-        ReportKind::VendorPermitted => {
-            let _ = writeln!(
-                s,
-                "\nA **vendor-permitted anomaly**: the standard model below forbids it, the vendor's documented semantics allow it. It is not reported as a bug.\n"
-            );
-            let _ = writeln!(s, "## Standard model violated\n\n{}\n", f.model);
-            let _ = writeln!(
-                s,
-                "## Why the vendor permits it\n\n{}\n",
-                f.assumed_semantics
-            );
-        }
-    }
-    if !f.files.is_empty() {
-        let names: Vec<String> = f
-            .files
-            .iter()
-            .map(|file| format!("`{}`", oracle_file_name(&file.name)))
-            .collect();
-        let _ = writeln!(s, "Files from the oracle: {}.\n", names.join(", "));
-    }
-    let _ = writeln!(s, "## What differed\n\n{}\n", f.explanation.trim_end());
-    let _ = writeln!(s, "## Observed schedule\n");
-    let _ = writeln!(s, "Statements in the order their replies arrived:\n");
-    for at in &input.history.completion_order {
-        if let Some(r) = input.history.record(*at) {
-            let _ = writeln!(s, "- `{at}` `{}` — {}", r.sql.trim(), observed(r));
-        }
-    }
-    let _ = writeln!(s);
-    for (i, t) in input.history.transactions.iter().enumerate() {
-        let end = match &t.end {
-            TxnEnd::Committed => "committed".to_string(),
-            TxnEnd::RolledBack => "rolled back".to_string(),
-            TxnEnd::Aborted { by, class } => format!("aborted by {by} ({class})"),
-            TxnEnd::Unfinished => "unfinished".to_string(),
-        };
-        let _ = writeln!(s, "- {} ({}): {end}", txn_label(i), t.isolation);
-    }
-    let _ = writeln!(s, "\n## Reproduce\n");
-    let _ = writeln!(
-        s,
-        "- `repro.sql` lists the set-up and every session's statements in submitted order.\n- `txlab replay {}` runs this case again and says whether the finding shows.\n- `txlab run {} --seed {} --case {}` generates and runs the original case again.\n- `case.json`, `history.json` and `finding.json` hold the case, what was observed, and the oracle's evidence.",
-        dir.display(),
-        input.origin.pipeline.display(),
-        input.origin.request.run_seed,
-        input.origin.request.index
-    );
-    s
+    txlab_script::repro::repro_sql(&header, case, rendered, input.history)
 }
 
 /// A finding directory read back: what `txlab replay` and `txlab reduce` need.

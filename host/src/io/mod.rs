@@ -1,13 +1,20 @@
-//! What goes to disk and comes back: finding directories, reduction
-//! reports and the run's page (`html`). Nothing here runs a case.
+//! What goes to disk and comes back: finding directories, their reports,
+//! reduction reports, merged run directories and the run's page (`html`).
+//! Nothing here runs a case.
 
 mod findings;
 pub mod html;
+pub mod labels;
 mod merge;
+mod other_targets;
 mod reduction_report;
+pub mod report;
 
 pub use findings::*;
 pub use merge::{merge, MergeError, Merged};
+pub use other_targets::{
+    statement_differences, write_other_target, OtherTarget, StatementDifference,
+};
 pub use reduction_report::{ReductionOutcome, ReductionReport};
 
 /// Writes `bytes` to `path` through a temporary file beside it and a rename,

@@ -5,6 +5,7 @@
 
 use super::CaseError;
 use crate::executor::{empty_history, ScheduleExecutor};
+use crate::io::ReproCase;
 use crate::setup::{worker_runtime, Environment, OracleInstance, Resolved, SetupError};
 use crate::target::{open_driver, CaseDb, ScratchDb};
 use std::sync::Arc;
@@ -73,6 +74,8 @@ pub struct CaseRunner<'a> {
     reconnect_timeout: Duration,
     /// When the server started, as it said last time; a change is a restart.
     server_started: Option<i64>,
+    /// The DBMS's version, read once when the runner opened.
+    server_version: Option<String>,
 }
 
 /// A case that could not run to its end, with what it recorded until then.
@@ -162,7 +165,9 @@ impl<'a> CaseRunner<'a> {
         let mut case_db = runtime.block_on(CaseDb::open(case_driver, &setups[0]))?;
         runtime.block_on(case_db.preflight(setups))?;
         let server_started = runtime.block_on(case_db.driver().server_started());
+        let server_version = runtime.block_on(case_db.driver().server_version());
         Ok(CaseRunner {
+            server_version,
             reconnect_timeout: env.reconnect_timeout,
             server_started,
             resolved,
@@ -288,6 +293,37 @@ impl<'a> CaseRunner<'a> {
                         Ok(history)
                     }
                 }
+            }
+        }
+    }
+
+    /// What the pipeline's dialect declares.
+    pub fn dialect_info(&self) -> &DialectInfo {
+        &self.resolved.info
+    }
+
+    /// The DBMS's version as it stated it when the runner opened.
+    pub fn server_version(&self) -> Option<&str> {
+        self.server_version.as_deref()
+    }
+
+    /// The case a person reproduces `prepared` with: without the auxiliary
+    /// columns no statement needs, rendered by the dialect; `None` when the
+    /// oracles added none that can go (the case as it ran serves).
+    pub fn repro_case(&self, generated: &TestCase, prepared: &TestCase) -> Option<ReproCase> {
+        let plain = txlab_script::repro::without_auxiliary_columns(generated, prepared);
+        if plain.left_out.is_empty() {
+            return None;
+        }
+        match self.resolved.dialect.render_case(&plain.case, &self.limits) {
+            Ok(rendered) => Some(ReproCase {
+                case: plain.case,
+                rendered,
+                left_out: plain.left_out,
+            }),
+            Err(e) => {
+                tracing::debug!(target: "txlab::run", "the case without its auxiliary columns does not render ({e}); repro.sql keeps them");
+                None
             }
         }
     }

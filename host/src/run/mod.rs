@@ -19,7 +19,7 @@ mod worker;
 pub use case_runner::{CaseRunner, Evaluated, OracleVerdict};
 pub use error::CaseError;
 pub use reduction::{reduce_and_write, reduce_finding, Reduced};
-pub use summary::{Exercised, PatternTally, RunSummary};
+pub use summary::{Exercised, PatternTally, RunSummary, SUMMARY_FORMAT_VERSION};
 
 use crate::setup::{Environment, Resolved, ServerAccess, SetupError};
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
@@ -177,6 +177,11 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
         stop: AtomicBool::new(false),
         stop_reason: Mutex::new(None),
         summary: Mutex::new(RunSummary {
+            format_version: summary::SUMMARY_FORMAT_VERSION,
+            txlab_version: env!("CARGO_PKG_VERSION").to_string(),
+            pipeline: std::fs::canonicalize(&resolved.pipeline.path)
+                .unwrap_or_else(|_| resolved.pipeline.path.clone()),
+            dialect: resolved.info.name.clone(),
             run_dir: run_dir.clone(),
             seed,
             shard: options.shard.map(|s| s.to_string()),
@@ -206,13 +211,19 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
         }
         let mut handles = Vec::new();
         for (id, (generator, oracles)) in plugins.into_iter().enumerate() {
+            let runner = CaseRunner::open(resolved, &env, id, &setups, oracles)?;
+            let server_version = runner.server_version().map(str::to_string);
+            if id == 0 {
+                shared.summary.lock().expect("lock").server_version = server_version.clone();
+            }
             let mut worker = Worker {
                 resolved,
                 generator,
-                runner: CaseRunner::open(resolved, &env, id, &setups, oracles)?,
+                runner,
                 reduce,
                 run_ends: plan.ends(),
                 strict: p.run.strict || options.strict,
+                server_version,
             };
             let shared = shared.clone();
             let plan = plan.clone();

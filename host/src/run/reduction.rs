@@ -199,6 +199,9 @@ pub fn reduce_and_write(
     let finding = reduced
         .as_ref()
         .and_then(|r| r.run.finding_of(origin.oracle));
+    let repro = reduced
+        .as_ref()
+        .and_then(|r| runner.repro_case(&r.generated, &r.run.prepared));
     let input = reduced
         .as_ref()
         .zip(finding)
@@ -209,6 +212,7 @@ pub fn reduce_and_write(
             rendered: &r.run.rendered,
             history: &r.run.history,
             finding,
+            repro: repro.as_ref(),
         });
     write_reduction(dir, &report, input.as_ref())?;
     Ok(report)

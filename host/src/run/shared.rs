@@ -56,6 +56,14 @@ impl Shared {
         *n <= self.max_reductions_per_kind
     }
 
+    /// A directory under the run directory, as the summary lists it.
+    fn relative(&self, dir: &std::path::Path) -> String {
+        dir.strip_prefix(&self.run_dir)
+            .unwrap_or(dir)
+            .to_string_lossy()
+            .into_owned()
+    }
+
     pub(super) fn interrupted(&self) -> bool {
         self.interrupt
             .as_ref()
@@ -134,17 +142,30 @@ impl Shared {
         ));
     }
 
-    fn log_error(&self, seed: u64, request: CaseRequest, what: &str) {
-        let line = format!(
-            "case {} (run seed {seed}, case seed {}): {what}\n",
-            request.index, request.seed
-        );
-        tracing::warn!(target: "txlab::run", "{}", line.trim_end());
+    /// One line of `errors.log`: a case that failed (`oracle` none) or an
+    /// oracle that failed on a case.
+    fn log_error(&self, seed: u64, request: CaseRequest, oracle: Option<&str>, error: &str) {
+        match oracle {
+            Some(o) => {
+                tracing::warn!(target: "txlab::run", "case {} (run seed {seed}, case seed {}): oracle `{o}` failed: {error}", request.index, request.seed)
+            }
+            None => {
+                tracing::warn!(target: "txlab::run", "case {} (run seed {seed}, case seed {}): {error}", request.index, request.seed)
+            }
+        }
+        let line = LogLine {
+            run_seed: seed,
+            case_index: request.index,
+            case_seed: request.seed,
+            kind: if oracle.is_some() { "oracle" } else { "case" },
+            oracle,
+            text: LogText::Error { error },
+        };
         let _ = self
             .errors_log
             .lock()
             .expect("lock")
-            .write_all(line.as_bytes());
+            .write_all(line.to_json().as_bytes());
     }
 
     /// Counts one case, writes its log lines, and stops the run after too
@@ -162,7 +183,7 @@ impl Shared {
                 s.exercised.add(&r.history);
                 for (oracle, e) in &r.oracle_errors {
                     *s.oracle_errors.entry(oracle.clone()).or_default() += 1;
-                    self.log_error(seed, request, &format!("oracle `{oracle}` failed: {e}"));
+                    self.log_error(seed, request, Some(oracle), &e.to_string());
                 }
                 for kind in &r.allowed {
                     *s.allowed_kinds.entry(kind.clone()).or_default() += 1;
@@ -185,6 +206,7 @@ impl Shared {
                 s.anomalies += r.anomalies.len() as u64;
                 s.unconfirmed += r.unconfirmed.len() as u64;
                 for f in &r.unconfirmed {
+                    s.unconfirmed_dirs.push(self.relative(&f.dir));
                     *s.unconfirmed_kinds.entry(f.kind.clone()).or_default() += 1;
                     self.say(format!(
                         "unconfirmed: {} (not counted: {})",
@@ -193,6 +215,7 @@ impl Shared {
                     ));
                 }
                 for a in &r.anomalies {
+                    s.anomaly_dirs.push(self.relative(&a.dir));
                     *s.anomaly_kinds.entry(a.kind.clone()).or_default() += 1;
                     self.say(format!("vendor-permitted anomaly: {}", a.dir.display()));
                 }
@@ -203,6 +226,7 @@ impl Shared {
                     s.cases_with_findings += 1;
                     s.findings += r.findings.len() as u64;
                     for f in &r.findings {
+                        s.finding_dirs.push(self.relative(&f.dir));
                         *s.finding_kinds.entry(f.kind.clone()).or_default() += 1;
                         let line = match &f.reduction {
                             Some(r) => format!("finding: {} ({r})", f.dir.display()),
@@ -217,13 +241,19 @@ impl Shared {
                 } else if !r.undecided.is_empty() {
                     s.undecided += 1;
                     let mut log = self.undecided_log.lock().expect("lock");
-                    for reason in &r.undecided {
-                        *s.undecided_reasons.entry(reason_key(reason)).or_default() += 1;
-                        let _ = writeln!(
-                            log,
-                            "case {} (run seed {seed}, case seed {}): {reason}",
-                            request.index, request.seed
-                        );
+                    for (oracle, reason) in &r.undecided {
+                        let group = reason_key(&format!("{oracle}: {reason}"));
+                        *s.undecided_reasons.entry(group.clone()).or_default() += 1;
+                        s.undecided_reasons_total += 1;
+                        let line = LogLine {
+                            run_seed: seed,
+                            case_index: request.index,
+                            case_seed: request.seed,
+                            kind: "undecided",
+                            oracle: Some(oracle),
+                            text: LogText::Reason { reason, group },
+                        };
+                        let _ = log.write_all(line.to_json().as_bytes());
                     }
                 } else {
                     s.passed += 1;
@@ -233,7 +263,7 @@ impl Shared {
             }
             Err(e) => {
                 s.errors += 1;
-                self.log_error(seed, request, &e.to_string());
+                self.log_error(seed, request, None, &e.to_string());
                 true
             }
         };
@@ -254,5 +284,41 @@ impl Shared {
         } else {
             self.consecutive_errors.store(0, Ordering::SeqCst);
         }
+    }
+}
+
+/// One line of `errors.log` or `undecided.log` (JSON Lines; the fields are
+/// documented in docs/findings.md).
+#[derive(serde::Serialize)]
+pub(super) struct LogLine<'a> {
+    pub(super) run_seed: u64,
+    pub(super) case_index: u64,
+    pub(super) case_seed: u64,
+    /// `case` (the case failed), `oracle` (an oracle failed on it) or
+    /// `undecided`.
+    pub(super) kind: &'static str,
+    pub(super) oracle: Option<&'a str>,
+    #[serde(flatten)]
+    pub(super) text: LogText<'a>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+pub(super) enum LogText<'a> {
+    Error {
+        error: &'a str,
+    },
+    Reason {
+        reason: &'a str,
+        /// The group `summary.json`'s `undecided_reasons` counts it in.
+        group: String,
+    },
+}
+
+impl LogLine<'_> {
+    pub(super) fn to_json(&self) -> String {
+        let mut line = serde_json::to_string(self).unwrap_or_default();
+        line.push('\n');
+        line
     }
 }

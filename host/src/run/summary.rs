@@ -4,6 +4,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use txlab_plugin_api::ir::*;
 
+/// The version of `summary.json`'s format (docs/summary.schema.json): a
+/// new field keeps it, a removed or changed one bumps it.
+pub const SUMMARY_FORMAT_VERSION: u32 = 1;
+
 /// What a run did. Every case counts in exactly one of `passed`,
 /// `cases_with_findings`, `cases_with_anomalies`, `cases_unconfirmed`,
 /// `undecided` and `errors` (in that order of precedence), by the verdicts of the
@@ -11,6 +15,15 @@ use txlab_plugin_api::ir::*;
 /// `oracle_errors` instead and leaves the others' verdicts as they are.
 #[derive(Debug, Default, serde::Serialize)]
 pub struct RunSummary {
+    /// [`SUMMARY_FORMAT_VERSION`].
+    pub format_version: u32,
+    pub txlab_version: String,
+    /// The DBMS's version as the driver read it when the run started.
+    pub server_version: Option<String>,
+    /// The pipeline file, absolute when it could be resolved.
+    pub pipeline: PathBuf,
+    /// The dialect's name.
+    pub dialect: String,
     pub run_dir: PathBuf,
     pub seed: u64,
     /// The slice of the run's cases this run took (`--shard INDEX/COUNT`).
@@ -21,9 +34,15 @@ pub struct RunSummary {
     /// Cases with at least one finding.
     pub cases_with_findings: u64,
     pub findings: u64,
-    /// Cases some oracle could not decide, by reason.
+    /// Cases some oracle could not decide (and none reported anything).
     pub undecided: u64,
+    /// The reasons of those cases, grouped (oracle and first clause): a case
+    /// has one reason per oracle that could not decide it, so the counts add
+    /// up to `undecided_reasons_total`, which is at least `undecided`.
     pub undecided_reasons: BTreeMap<String, u64>,
+    /// Every reason counted in `undecided_reasons`: one line each in
+    /// `undecided.log`.
+    pub undecided_reasons_total: u64,
     /// Findings by oracle and signature: how many distinct problems a run saw.
     pub finding_kinds: BTreeMap<String, u64>,
     /// Cases without findings that showed a vendor-permitted anomaly: one the
@@ -66,6 +85,13 @@ pub struct RunSummary {
     /// What the executed cases exercised: a run that never blocks or aborts
     /// tests little.
     pub exercised: Exercised,
+    /// The finding directories, relative to the run directory
+    /// (`findings/case-000012-wss`), in the order they were counted.
+    pub finding_dirs: Vec<String>,
+    /// The vendor-permitted anomalies' directories (`anomalies/…`).
+    pub anomaly_dirs: Vec<String>,
+    /// The unconfirmed findings' directories (`unconfirmed/…`).
+    pub unconfirmed_dirs: Vec<String>,
     /// The run's own output could not be written (a full disk, a removed
     /// directory): what failed. Not in `summary.json` itself when that is
     /// what failed.

@@ -23,6 +23,8 @@ pub(super) struct Worker<'a> {
     pub(super) run_ends: Option<Instant>,
     /// Vendor-permitted anomalies are findings (`--strict`).
     pub(super) strict: bool,
+    /// The DBMS's version, as the runner read it when it opened.
+    pub(super) server_version: Option<String>,
 }
 
 /// What one case came to.
@@ -37,7 +39,8 @@ pub(super) struct CaseResult {
     pub(super) allowed: Vec<String>,
     /// What the generator set the case up to show.
     pub(super) intent: Option<CaseIntent>,
-    pub(super) undecided: Vec<String>,
+    /// (oracle, reason) for each oracle that could not decide the case.
+    pub(super) undecided: Vec<(String, String)>,
     /// Oracles that failed on this case, with their errors.
     pub(super) oracle_errors: Vec<(String, CallError)>,
     /// Oracles that gave a verdict.
@@ -106,6 +109,8 @@ impl Worker<'_> {
         // Every finding is on disk before any reduction starts: whatever
         // happens to a reduction, the findings are kept and counted.
         let mut to_reduce = Vec::new();
+        // Computed once, for the first report that needs it.
+        let mut repro_case = None;
         for v in &run.verdicts {
             let name = v.oracle.as_str();
             let verdict = match &v.verdict {
@@ -121,7 +126,9 @@ impl Worker<'_> {
                 Verdict::Allowed { anomalies } => result
                     .allowed
                     .extend(anomalies.iter().map(|a| format!("{name}: {a}"))),
-                Verdict::Undecided { reason } => result.undecided.push(format!("{name}: {reason}")),
+                Verdict::Undecided { reason } => {
+                    result.undecided.push((name.to_string(), reason.clone()))
+                }
                 Verdict::Finding(finding) | Verdict::VendorPermitted(finding) => {
                     let kind = match verdict {
                         Verdict::VendorPermitted(_) if !self.strict => ReportKind::VendorPermitted,
@@ -134,7 +141,10 @@ impl Worker<'_> {
                         generator: r.generator_name(),
                         pipeline: &r.pipeline.path,
                         request,
+                        server_version: self.server_version.as_deref(),
                     };
+                    let repro = repro_case
+                        .get_or_insert_with(|| self.runner.repro_case(&case, &run.prepared));
                     let dir = write_finding(
                         &shared.run_dir,
                         &FindingInput {
@@ -144,6 +154,7 @@ impl Worker<'_> {
                             rendered: &run.rendered,
                             history: &run.history,
                             finding,
+                            repro: repro.as_ref(),
                         },
                     )
                     .map_err(CaseError::WriteFinding)?;
@@ -241,7 +252,14 @@ fn move_to_unconfirmed(
 ) -> std::io::Result<PathBuf> {
     let target = run_dir.join("unconfirmed");
     std::fs::create_dir_all(&target)?;
-    let moved = target.join(dir.file_name().unwrap_or_default());
+    let name = dir.file_name().unwrap_or_default();
+    let moved = target.join(name);
     std::fs::rename(dir, &moved)?;
+    let name = name.to_string_lossy();
+    crate::io::note_move(
+        &moved,
+        &format!("findings/{name}"),
+        &format!("unconfirmed/{name}"),
+    )?;
     Ok(moved)
 }

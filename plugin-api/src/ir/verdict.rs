@@ -44,6 +44,13 @@ pub struct Finding {
     pub assumed_semantics: String,
     /// Markdown explaining what differed, for `report.md`.
     pub explanation: String,
+    /// One sentence in the form bug trackers use, the report's lead: what
+    /// the model gives and what happened instead, naming statements as
+    /// `T2.3` ("serial T1 → T2: `T2.3` DELETE deletes 1 row; here it waited
+    /// and deleted 0 rows"). Empty means the title serves. IR 1.1
+    /// (additive).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub summary: String,
     /// Machine-readable evidence (diffs, schedules) written into the finding.
     #[serde(default)]
     pub evidence: serde_json::Value,
@@ -62,6 +69,16 @@ pub struct FindingFile {
 }
 
 impl Finding {
+    /// The lead sentence: the summary, or the title when the oracle gave
+    /// none.
+    pub fn lead(&self) -> &str {
+        if self.summary.is_empty() {
+            &self.title
+        } else {
+            &self.summary
+        }
+    }
+
     /// The signature, or the title when the oracle gave none.
     pub fn signature(&self) -> &str {
         if self.signature.is_empty() {

@@ -214,6 +214,10 @@ pub fn verdict(case: &TestCase, history: &History, dialect: &str, also: &[ErrorC
         model: MODEL.into(),
         assumed_semantics: assumed_semantics(dialect, also),
         explanation: explanation(case, history, first, others, &lost, dialect),
+        summary: format!(
+            "a DBMS answers every statement with a result or a documented error and stays up; here {}",
+            title(case, history, first)
+        ),
         evidence: json!({
             "kind": first.kind.name(),
             "at": first.at.map(|at| at.to_string()),

@@ -72,6 +72,77 @@ fn signature(case: &TestCase, d: &Difference) -> String {
     }
 }
 
+/// Rows for a sentence: the rows themselves when there are few.
+fn few_rows(rows: &str, count: usize) -> String {
+    if count <= 3 {
+        rows.to_string()
+    } else {
+        format!("{count} rows")
+    }
+}
+
+/// The report's lead sentence from the first difference: what the
+/// statement does on the view its level allows, and what it did here.
+fn lead(case: &TestCase, d: &Difference) -> String {
+    let Some(at) = d.at else {
+        return format!(
+            "the final table should hold the latest committed version of every row{}; here it holds {}",
+            if d.only_expected.is_empty() {
+                String::new()
+            } else {
+                format!(", among them {}", RowsText(&d.only_expected))
+            },
+            if d.only_actual.is_empty() {
+                "no rows beyond those".to_string()
+            } else {
+                RowsText(&d.only_actual).to_string()
+            }
+        );
+    };
+    let statement = format!(
+        "`{at}` {} at {}",
+        case.statement(at).map_or("?", Statement::kind_name),
+        d.level.map_or("?", IsolationLevel::name)
+    );
+    match d.kind {
+        DiffKind::QueryResult => {
+            let mut here = Vec::new();
+            if !d.only_expected.is_empty() {
+                here.push(format!("it did not return {}", RowsText(&d.only_expected)));
+            }
+            if !d.only_actual.is_empty() {
+                here.push(format!(
+                    "it returned {}, which that view does not hold",
+                    RowsText(&d.only_actual)
+                ));
+            }
+            let expected_rows = d.expected.matches('(').count();
+            format!(
+                "{statement}, run alone on the view its level allows, returns {}; here {}",
+                few_rows(&d.expected, expected_rows),
+                here.join(" and ")
+            )
+        }
+        DiffKind::MissingLock => {
+            format!("{statement} was expected {}; here {}", d.expected, d.actual)
+        }
+        DiffKind::MissingAbort => format!(
+            "{statement} should fail with {}; here {}",
+            d.expected, d.actual
+        ),
+        _ => match d.expected.strip_prefix("it ") {
+            Some(expected) => format!(
+                "{statement}, run alone on the view its level allows, {expected}; here {}",
+                d.actual
+            ),
+            None => format!(
+                "{statement}: the model gives {}; here {}",
+                d.expected, d.actual
+            ),
+        },
+    }
+}
+
 fn title(case: &TestCase, differences: &[Difference]) -> String {
     let first = &differences[0];
     let mut title = format!("Troc: {}", heading(case, first));
@@ -171,6 +242,7 @@ pub fn finding(
         model: MODEL.into(),
         assumed_semantics: assumed_semantics(case, dialect),
         explanation: explanation(case, history, differences),
+        summary: lead(case, &differences[0]),
         evidence: json!({
             "execution_order": history.completion_order.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
             "differences": differences,

@@ -110,11 +110,23 @@ pub(crate) fn finding(
         model: MODEL.to_string(),
         assumed_semantics: semantics(case, dialect),
         explanation,
+        summary: match differing.first() {
+            Some((at, transactional, alone)) => format!(
+                "run sorted by their dependencies without transactions, `{at}` {} {alone}; here it {transactional}",
+                case.statement(*at).map_or("?", Statement::kind_name)
+            ),
+            None => format!(
+                "run sorted by their dependencies without transactions, the statements leave {} in `{}`; here the table has {}",
+                RowsText(&tables[0].only_replayed),
+                tables[0].table,
+                RowsText(&tables[0].only_transactional)
+            ),
+        },
         evidence: json!({
             "order": sorted,
             "dependencies": edges,
             "differing": differing.iter().map(|(at, t, a)| json!({
-                "statement": at, "transactional": t, "without_transactions": a
+                "statement": at.to_string(), "transactional": t, "without_transactions": a
             })).collect::<Vec<_>>(),
             "tables": tables.iter().map(|t| json!({
                 "table": t.table,

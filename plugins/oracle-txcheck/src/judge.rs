@@ -270,7 +270,13 @@ fn versions_nobody_installed(
                         v.0,
                         v.1
                     ),
-                    evidence: json!({ "reader": reader, "item": v.0, "version": v.1 }),
+                    summary: format!(
+                        "every row version a committed transaction reads must come from a committed write; here `{reader}` {} returned item {} at version {}, which {what}",
+                        case.statement(reader).map_or("?", Statement::kind_name),
+                        v.0,
+                        v.1
+                    ),
+                    evidence: json!({ "reader": reader.to_string(), "item": v.0, "version": v.1 }),
                     files: Vec::new(),
                 }));
             }
@@ -594,7 +600,12 @@ fn units_as_one_block(
                 "The before-write read, a plain SELECT with the statement's own WHERE run right before it in the same transaction with nothing in between, shows the rows and versions the write changes if it reads what the transaction's reads see. Here: {}.",
                 past.join("; ")
             ),
-            evidence: json!({ "statement": at, "mismatches": past }),
+            summary: format!(
+                "`{at}` {} should change the rows and versions its before-write read with the same WHERE returned; here {}",
+                case.statement(at).map_or("?", Statement::kind_name),
+                past[0]
+            ),
+            evidence: json!({ "statement": at.to_string(), "mismatches": past }),
             files: Vec::new(),
         };
         if reads_latest {

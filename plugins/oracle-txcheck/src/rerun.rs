@@ -235,8 +235,8 @@ fn in_original_terms(verdict: Verdict, run: &RunAgain<'_>, removed: &[Removal]) 
                 .iter()
                 .map(|r| {
                     json!({
-                        "statement": r.main,
-                        "left_out": r.statements,
+                        "statement": r.main.to_string(),
+                        "left_out": r.statements.iter().map(ToString::to_string).collect::<Vec<_>>(),
                         "because": r.reason,
                     })
                 })

@@ -166,9 +166,50 @@ fn finding(j: &Judgement<'_>, weak: &[Weakness], explained: Option<&weak::Explan
         model: MODEL.into(),
         assumed_semantics: assumed_semantics(j),
         explanation: explanation(j, weak, explained),
+        summary: lead(
+            j.case,
+            j.history,
+            &order_text(j.order),
+            j.results.iter().map(|r| &r.differences),
+        ),
         evidence: evidence(j, weak, explained),
         files: Vec::new(),
     }
+}
+
+/// The report's lead sentence from the first difference: what the serial
+/// run in `order` does, and what this run did instead ("serial T1 → T2:
+/// `T2.3` DELETE affected 1 row; here it waited for a lock and affected 0
+/// rows").
+fn lead<'d>(
+    case: &TestCase,
+    history: &History,
+    order: &str,
+    differences: impl IntoIterator<Item = &'d Differences>,
+) -> String {
+    for d in differences {
+        if let Some(o) = d.outcomes.first() {
+            let waited = history.record(o.at).is_some_and(|r| r.blocked.is_some());
+            return format!(
+                "serial {order}: `{}` {} {}; here it {}{}",
+                o.at,
+                case.statement(o.at).map_or("?", Statement::kind_name),
+                o.serial,
+                if waited { "waited for a lock and " } else { "" },
+                o.concurrent
+            );
+        }
+        if let Some(t) = d.tables.first() {
+            return format!(
+                "serial {order} leaves {} in `{}` ({}); here the table has {} instead",
+                RowsText(&t.only_serial),
+                t.table,
+                t.columns.join(", "),
+                RowsText(&t.only_concurrent)
+            );
+        }
+    }
+    String::new()
 }
 
 fn names(results: &[&VariantResult]) -> String {
@@ -532,6 +573,15 @@ pub fn serializability_finding(
         model: SERIALIZABILITY_MODEL.into(),
         assumed_semantics: assumed.join("\n"),
         explanation: md,
+        summary: match tried.first() {
+            Some((order, d)) => format!(
+                "none of the {} serial orders of {} has this run's effect; {}",
+                tried.len(),
+                committed.join(", "),
+                lead(case, history, &crate::orders::order_label(order), [d])
+            ),
+            None => String::new(),
+        },
         evidence: json!({
             "committed": committed,
             "concurrent_state": concurrent_state,
