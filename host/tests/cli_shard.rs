@@ -66,6 +66,12 @@ fn the_shards_of_a_run_run_its_cases_once_each() {
         let mine = cases_of(&dir);
         assert!(mine.iter().all(|(i, _)| i % 3 == k), "{shard}: {mine:?}");
         assert_eq!(summary(&dir)["shard"], shard.as_str());
+        let schema: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(common::repo_root().join("docs/summary.schema.json")).unwrap(),
+        )
+        .unwrap();
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        assert!(validator.is_valid(&summary(&dir)), "{shard}: not valid per docs/summary.schema.json");
         assert_eq!(summary(&dir)["cases"], mine.len());
         total += mine.len();
         union.extend(mine);
