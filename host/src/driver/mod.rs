@@ -1,11 +1,13 @@
 //! Connections to the database under test. The host owns every connection and the
 //! only async runtime; dialect plugins only render SQL and classify errors.
 
+mod deadline;
 mod kind;
 mod mysql;
 mod postgres;
 mod sqlite;
 
+pub use deadline::{within, Deadlines, Interrupt, NoAnswer};
 pub use kind::{DriverKind, ServerKind, UnknownDriver};
 pub use mysql::MysqlDriver;
 pub(crate) use postgres::error_text as postgres_error_text;
@@ -131,6 +133,13 @@ pub struct Timeouts {
     pub statement: Duration,
     /// A statement waiting for a lock longer fails with a lock-wait timeout.
     pub lock_wait: Duration,
+}
+
+impl Timeouts {
+    /// How long the host waits for the server's answers under these limits.
+    pub fn deadlines(&self) -> Deadlines {
+        Deadlines::from_limits(self.statement, self.lock_wait)
+    }
 }
 
 /// How long connecting, the server's handshake included, may take before

@@ -104,8 +104,30 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
         plugins.push((resolved.new_generator()?, resolved.new_oracles()?));
     }
 
-    let env = Environment::new(resolved, options.url.as_deref())?;
+    let interrupt = options
+        .interrupt
+        .clone()
+        .map(crate::driver::Interrupt::new)
+        .unwrap_or_default();
+    let env = Environment::new(resolved, options.url.as_deref())?.with_interrupt(interrupt);
     let setups = env.level_setups(resolved)?;
+    let reduce = (p.reduce.enabled && !options.no_reduce).then(|| p.reduce.settings());
+    // Every worker's databases are in place before the first case: a
+    // server that fails one worker's set-up stops the run before any case,
+    // rather than in the middle of the others' cases without a summary.
+    let mut workers = Vec::new();
+    for (id, (generator, oracles)) in plugins.into_iter().enumerate() {
+        let mut runner = CaseRunner::open(resolved, &env, id, &setups, oracles)?;
+        runner.set_waits_end(plan.ends());
+        workers.push(Worker {
+            resolved,
+            generator,
+            runner,
+            reduce,
+            run_ends: plan.ends(),
+            strict: p.run.strict || options.strict,
+        });
+    }
     let run_dir = prepare_output(&out, seed)?;
 
     let progress = progress_bar(&plan);
@@ -132,18 +154,9 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     let plan = Arc::new(plan);
     let started = Instant::now();
 
-    let reduce = (p.reduce.enabled && !options.no_reduce).then(|| p.reduce.settings());
-    std::thread::scope(|scope| -> Result<(), SetupError> {
+    std::thread::scope(|scope| {
         let mut handles = Vec::new();
-        for (id, (generator, oracles)) in plugins.into_iter().enumerate() {
-            let mut worker = Worker {
-                resolved,
-                generator,
-                runner: CaseRunner::open(resolved, &env, id, &setups, oracles)?,
-                reduce,
-                run_ends: plan.ends(),
-                strict: p.run.strict || options.strict,
-            };
+        for mut worker in workers {
             let shared = shared.clone();
             let plan = plan.clone();
             handles.push(scope.spawn(move || worker.work(seed, &plan, &shared)));
@@ -153,8 +166,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
                 shared.stop("a worker stopped on an internal error (see the log above)".into());
             }
         }
-        Ok(())
-    })?;
+    });
 
     progress.finish_and_clear();
     let mut summary = std::mem::take(&mut *shared.summary.lock().expect("lock"));

@@ -2,7 +2,7 @@
 //! tallies, the logs and the progress bar. Each case's result is recorded
 //! here, once, under one lock.
 
-use super::summary::{reason_key, RunSummary};
+use super::summary::{error_key, reason_key, RunSummary};
 use super::worker::CaseResult;
 use super::CaseError;
 use indicatif::ProgressBar;
@@ -145,6 +145,10 @@ impl Shared {
                 if r.judged == 0 {
                     // Every oracle failed: the case could not be judged.
                     s.errors += 1;
+                    if let Some((oracle, e)) = r.oracle_errors.last() {
+                        let key = error_key(&format!("oracle `{oracle}` failed: {e}"));
+                        *s.error_reasons.entry(key).or_default() += 1;
+                    }
                 } else if !r.findings.is_empty() {
                     s.cases_with_findings += 1;
                     s.findings += r.findings.len() as u64;
@@ -179,7 +183,9 @@ impl Shared {
             }
             Err(e) => {
                 s.errors += 1;
-                self.log_error(seed, request, &e.to_string());
+                let text = e.to_string();
+                *s.error_reasons.entry(error_key(&text)).or_default() += 1;
+                self.log_error(seed, request, &text);
                 true
             }
         };

@@ -1,9 +1,10 @@
 //! The run's runtime, databases and limits, and their clean-up.
 
 use super::{Resolved, SetupError};
-use crate::driver::{DriverKind, Timeouts};
+use crate::driver::{within, DriverKind, Interrupt, Timeouts, CONNECT_DEADLINE};
 use crate::executor::ExecutorSettings;
 use crate::target::{sqlite_dir, ServerDatabases, TargetLocation};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use txlab_plugin_api::ir::*;
@@ -21,6 +22,12 @@ pub struct Environment {
     pub reconnect_timeout: Duration,
     /// For set-up and clean-up; each worker has a runtime of its own.
     pub runtime: Arc<tokio::runtime::Runtime>,
+    /// The run's request to stop: whatever waits for the server gives up.
+    pub interrupt: Interrupt,
+    /// Set while the server does not answer (a worker's request passed its
+    /// deadline, and no connection succeeded since): the clean-up then tries
+    /// only briefly.
+    pub silent: Arc<AtomicBool>,
 }
 
 /// A runtime on the calling thread: a worker's executor, its sessions and
@@ -90,17 +97,21 @@ impl Environment {
         let runtime = worker_runtime()?;
         let (location, temp_dir) = target_location(resolved, url)?;
         let e = &resolved.pipeline.pipeline.executor;
+        let timeouts = Timeouts {
+            statement: e.statement_timeout.0,
+            lock_wait: e.lock_wait_timeout.0,
+        };
+        let silent = Arc::new(AtomicBool::new(false));
         Ok(Environment {
             _cleanup: Cleanup {
                 location: location.clone(),
                 runtime: runtime.clone(),
+                interrupt: Interrupt::default(),
+                silent: silent.clone(),
             },
             _temp_dir: temp_dir,
             location,
-            timeouts: Timeouts {
-                statement: e.statement_timeout.0,
-                lock_wait: e.lock_wait_timeout.0,
-            },
+            timeouts,
             settings: ExecutorSettings {
                 probe_interval: e.probe_interval.0,
                 block_timeout: e.block_timeout.0,
@@ -110,11 +121,22 @@ impl Environment {
                     + e.lock_wait_timeout.0
                     + Duration::from_secs(2),
                 pace: e.pace.0,
+                deadlines: timeouts.deadlines(),
             },
             limits: e.session_limits(),
             reconnect_timeout: resolved.pipeline.pipeline.run.reconnect_timeout.0,
             runtime,
+            interrupt: Interrupt::default(),
+            silent,
         })
+    }
+
+    /// The run's request to stop, for everything that waits on the server,
+    /// the final clean-up included.
+    pub fn with_interrupt(mut self, interrupt: Interrupt) -> Self {
+        self._cleanup.interrupt = interrupt.clone();
+        self.interrupt = interrupt;
+        self
     }
 
     /// The server databases the run created so far (none on SQLite).
@@ -130,13 +152,43 @@ impl Environment {
 struct Cleanup {
     location: TargetLocation,
     runtime: Arc<tokio::runtime::Runtime>,
+    interrupt: Interrupt,
+    silent: Arc<AtomicBool>,
+}
+
+/// How long dropping `n` databases may take: a connection's deadline and a
+/// second per database; after a request to stop, or when the server did not
+/// answer the run's last requests, less.
+fn drop_deadline(n: usize, hurry: bool) -> Duration {
+    let n = n as u32;
+    if hurry {
+        Duration::from_secs(2) + Duration::from_millis(100) * n
+    } else {
+        CONNECT_DEADLINE + Duration::from_secs(1) * n
+    }
 }
 
 impl Drop for Cleanup {
     fn drop(&mut self) {
-        if let TargetLocation::Server(server) = &self.location {
-            for problem in self.runtime.block_on(server.drop_created()) {
-                tracing::warn!(target: "txlab::run", "could not remove a database of this run: {problem}");
+        let TargetLocation::Server(server) = &self.location else {
+            return;
+        };
+        let names = server.created();
+        let hurry = self.interrupt.is_set() || self.silent.load(Ordering::SeqCst);
+        let deadline = drop_deadline(names.len(), hurry);
+        let dropping = within(
+            deadline,
+            || "dropping the run's databases".into(),
+            server.drop_created(),
+        );
+        match self.runtime.block_on(dropping) {
+            Ok(problems) => {
+                for problem in problems {
+                    tracing::warn!(target: "txlab::run", "could not remove a database of this run: {problem}");
+                }
+            }
+            Err(no_answer) => {
+                tracing::warn!(target: "txlab::run", "could not remove the databases of this run: {no_answer}; they may remain on the server: {}", names.join(", "));
             }
         }
     }

@@ -37,6 +37,23 @@ fn free_port() -> u16 {
 }
 
 impl PrivatePostgres {
+    /// A server for `test`, or `None` when this machine has no PostgreSQL
+    /// binaries: the test then says that it skipped, and fails under
+    /// TXLAB_REQUIRE_LIVE=1.
+    pub fn for_test(test: &str) -> Option<PrivatePostgres> {
+        match PrivatePostgres::start() {
+            Ok(server) => Some(server),
+            Err(why) => {
+                let why = format!("{test}: cannot start a private PostgreSQL: {why}");
+                if std::env::var("TXLAB_REQUIRE_LIVE").as_deref() == Ok("1") {
+                    panic!("{why}");
+                }
+                eprintln!("skipped: {why}");
+                None
+            }
+        }
+    }
+
     /// Initialises and starts a server, or says why it cannot (no binaries).
     pub fn start() -> Result<PrivatePostgres, String> {
         let bin = bin_dir().ok_or("no PostgreSQL binaries under /usr/lib/postgresql")?;
@@ -165,6 +182,64 @@ impl PrivatePostgres {
         }
     }
 
+    /// Runs `sql` with psql and returns what it printed (unaligned, tuples only).
+    pub fn query(&self, sql: &str) -> String {
+        let out = std::process::Command::new("psql")
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string()])
+            .args(["-U", "postgres", "-Atc", sql, "postgres"])
+            .output()
+            .expect("psql runs");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// The databases txlab runs created and left on this server.
+    pub fn txlab_databases(&self) -> Vec<String> {
+        self.query("SELECT datname FROM pg_database WHERE datname LIKE 'txlab\\_%' ORDER BY 1")
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Stops every process of the server with SIGSTOP, as a frozen host
+    /// would: connections stay open and nothing answers. The server runs
+    /// again when the guard drops.
+    pub fn freeze(&self) -> Frozen<'_> {
+        let pids = self.processes();
+        assert!(!pids.is_empty(), "no server processes to freeze");
+        signal("STOP", &pids);
+        Frozen { server: self, pids }
+    }
+
+    /// The postmaster and its children.
+    fn processes(&self) -> Vec<u32> {
+        let pid_file =
+            std::fs::read_to_string(self.data().join("postmaster.pid")).unwrap_or_default();
+        let Some(master) = pid_file
+            .lines()
+            .next()
+            .and_then(|l| l.trim().parse::<u32>().ok())
+        else {
+            return Vec::new();
+        };
+        let mut pids = vec![master];
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            // "pid (comm) state ppid …": the fields after the command name.
+            let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+            let ppid = after
+                .split_whitespace()
+                .nth(1)
+                .and_then(|p| p.parse::<u32>().ok());
+            if ppid == Some(master) {
+                pids.push(pid);
+            }
+        }
+        pids
+    }
+
     pub fn log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
     }
@@ -172,6 +247,33 @@ impl PrivatePostgres {
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
+}
+
+/// A frozen server; it runs again when this drops.
+pub struct Frozen<'a> {
+    server: &'a PrivatePostgres,
+    pids: Vec<u32>,
+}
+
+impl Frozen<'_> {
+    pub fn server(&self) -> &PrivatePostgres {
+        self.server
+    }
+}
+
+impl Drop for Frozen<'_> {
+    fn drop(&mut self) {
+        signal("CONT", &self.pids);
+    }
+}
+
+fn signal(name: &str, pids: &[u32]) {
+    let status = Command::new("kill")
+        .arg(format!("-{name}"))
+        .args(pids.iter().map(u32::to_string))
+        .status()
+        .expect("kill runs");
+    assert!(status.success(), "kill -{name} {pids:?}");
 }
 
 impl Drop for PrivatePostgres {
