@@ -34,6 +34,17 @@ pub struct Evaluated {
 }
 
 impl Evaluated {
+    /// The server loss that makes this run say nothing about a finding:
+    /// one that cut a run short that did not show it (`shown`), or one the
+    /// server did not come back from. A crash finding that shows again with
+    /// the server back is a reproduction.
+    pub fn cut_short(&self, shown: bool) -> Option<&ServerLoss> {
+        self.history
+            .server_lost
+            .as_ref()
+            .filter(|loss| !shown || loss.back_after_ms.is_none())
+    }
+
     /// The finding `oracle` reported, or the vendor-permitted anomaly (which
     /// a `--strict` run counts as a finding), if it reported one.
     pub fn finding_of(&self, oracle: &str) -> Option<&Finding> {

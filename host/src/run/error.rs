@@ -66,6 +66,20 @@ impl CaseError {
         ) || matches!(self, CaseError::ServerSilent { .. })
     }
 
+    /// The case could not run for a reason outside it: the server went away
+    /// or did not answer, the run stopped, a session's task vanished. A case
+    /// that failed this way says nothing about whether it shows a finding;
+    /// one that failed in its own right (its rendering, a statement its set-up
+    /// needs) does not show it.
+    pub fn outside_the_case(&self) -> bool {
+        self.cut_off()
+            || matches!(
+                self,
+                CaseError::Target(TargetError::Driver(_))
+                    | CaseError::Execute(ExecError::SessionGone)
+            )
+    }
+
     pub fn is_interrupted(&self) -> bool {
         self.lifted_ref() == Some(CutOff::Interrupted)
     }
