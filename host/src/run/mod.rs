@@ -149,6 +149,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
         progress: progress.clone(),
         reductions: Mutex::new(BTreeMap::new()),
         max_reductions_per_kind: p.reduce.max_per_kind,
+        output_errors: Mutex::new(Vec::new()),
     });
     shared.refresh();
     let plan = Arc::new(plan);
@@ -174,10 +175,15 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     summary.stopped_early = shared.stop_reason.lock().expect("lock").take();
     summary.interrupted = shared.interrupted();
     summary.databases = env.created_databases();
+    let mut output_errors = std::mem::take(&mut *shared.output_errors.lock().expect("lock"));
+    if !output_errors.is_empty() {
+        summary.output_error = Some(output_errors.join("; "));
+    }
     let json = serde_json::to_string_pretty(&summary).unwrap_or_default();
     let path = run_dir.join("summary.json");
     if let Err(e) = crate::io::write_atomically(&path, json.as_bytes()) {
-        summary.output_error = Some(format!("cannot write {}: {e}", path.display()));
+        output_errors.push(format!("cannot write {}: {e}", path.display()));
+        summary.output_error = Some(output_errors.join("; "));
     }
     Ok(summary)
 }

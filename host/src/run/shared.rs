@@ -28,6 +28,8 @@ pub(super) struct Shared {
     /// Reductions started per oracle and finding signature.
     pub(super) reductions: Mutex<BTreeMap<(String, String), u32>>,
     pub(super) max_reductions_per_kind: u32,
+    /// What of the run's output could not be written (a full disk).
+    pub(super) output_errors: Mutex<Vec<String>>,
 }
 
 impl Shared {
@@ -37,6 +39,15 @@ impl Shared {
             *r = Some(reason);
         }
         self.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// Part of the run's output could not be written: the run stops, since
+    /// what it finds next could not be kept either, and the summary and the
+    /// exit code say so.
+    pub(super) fn output_failed(&self, what: String) {
+        tracing::error!(target: "txlab::run", "{what}");
+        self.stop(format!("the run's output cannot be written: {what}"));
+        self.output_errors.lock().expect("lock").push(what);
     }
 
     pub(super) fn stopped(&self) -> bool {
@@ -86,11 +97,15 @@ impl Shared {
             request.index, request.seed
         );
         tracing::warn!(target: "txlab::run", "{}", line.trim_end());
-        let _ = self
+        let written = self
             .errors_log
             .lock()
             .expect("lock")
             .write_all(line.as_bytes());
+        if let Err(e) = written {
+            let path = self.run_dir.join("errors.log");
+            self.output_failed(format!("cannot write {}: {e}", path.display()));
+        }
     }
 
     /// Counts one case, writes its log lines, and stops the run after too
@@ -167,13 +182,21 @@ impl Shared {
                 } else if !r.undecided.is_empty() {
                     s.undecided += 1;
                     let mut log = self.undecided_log.lock().expect("lock");
+                    let mut failed = None;
                     for reason in &r.undecided {
                         *s.undecided_reasons.entry(reason_key(reason)).or_default() += 1;
-                        let _ = writeln!(
+                        if let Err(e) = writeln!(
                             log,
                             "case {} (run seed {seed}, case seed {}): {reason}",
                             request.index, request.seed
-                        );
+                        ) {
+                            failed = Some(e);
+                        }
+                    }
+                    drop(log);
+                    if let Some(e) = failed {
+                        let path = self.run_dir.join("undecided.log");
+                        self.output_failed(format!("cannot write {}: {e}", path.display()));
                     }
                 } else {
                     s.passed += 1;

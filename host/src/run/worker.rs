@@ -85,6 +85,12 @@ impl Worker<'_> {
                 Err(e @ CaseError::ServerSilent { .. }) => {
                     shared.stop(format!("case {}: {e}", request.index));
                 }
+                Err(CaseError::WriteFinding(e)) => {
+                    shared.output_failed(format!(
+                        "case {}: cannot write a finding: {e}",
+                        request.index
+                    ));
+                }
                 _ => {}
             }
             shared.record(seed, request, &result);
@@ -202,6 +208,10 @@ impl Worker<'_> {
                         Some("not reduced: the run was interrupted".into());
                     continue;
                 }
+                if shared.stopped() {
+                    result.findings[i].reduction = Some("not reduced: the run stopped".into());
+                    continue;
+                }
                 let dir = result.findings[i].dir.clone();
                 let report = reduce_and_write(
                     &mut self.runner,
@@ -215,8 +225,11 @@ impl Worker<'_> {
                 let summary = match &report {
                     Ok(report) => report.summary(),
                     Err(e) => {
-                        tracing::warn!(target: "txlab::run", "the reduction of {} failed: {e}", dir.display());
-                        format!("the reduction failed: {e}")
+                        shared.output_failed(format!(
+                            "cannot write the reduction of {}: {e}",
+                            dir.display()
+                        ));
+                        format!("the reduction could not be written: {e}")
                     }
                 };
                 result.findings[i].reduction = Some(summary);
