@@ -86,39 +86,22 @@ fn start_run(server: &PrivatePostgres, duration: &str, reconnect_timeout: &str) 
     }
 }
 
-/// Waits until the run has judged a few cases (its progress shows in the
-/// errors log being created and the server having its databases).
-fn wait_for_cases(server: &PrivatePostgres) {
+/// Waits until the run's directory exists (its worker is set up and cases
+/// start), then lets it judge a few cases.
+fn wait_for_cases(run: &Run, server: &PrivatePostgres) {
     let started = Instant::now();
-    loop {
-        let out = Command::new("psql")
-            .args([
-                "-h",
-                "127.0.0.1",
-                "-p",
-                &server.port.to_string(),
-                "-U",
-                "postgres",
-                "-Atc",
-                "SELECT count(*) FROM pg_database WHERE datname LIKE 'txlab_%'",
-                "postgres",
-            ])
-            .output()
-            .unwrap();
-        if String::from_utf8_lossy(&out.stdout).trim() != "0"
-            && String::from_utf8_lossy(&out.stdout).trim() != ""
-        {
-            // The databases exist: cases are running. Let a few finish.
-            std::thread::sleep(Duration::from_secs(2));
-            return;
-        }
+    while std::fs::read_dir(run.out.path())
+        .map(|mut d| d.next().is_none())
+        .unwrap_or(true)
+    {
         assert!(
             started.elapsed() < Duration::from_secs(60),
-            "the run never created its databases:\n{}",
+            "the run never started:\n{}",
             server.log()
         );
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::sleep(Duration::from_millis(50));
     }
+    std::thread::sleep(Duration::from_secs(2));
 }
 
 fn finish(run: Run, limit: Duration) -> (ExitStatus, String, serde_json::Value, PathBuf) {
@@ -199,7 +182,7 @@ fn a_crashed_server_is_a_finding_and_the_run_resumes_after_the_restart() {
         return;
     };
     let run = start_run(&server, "30s", "60s");
-    wait_for_cases(&server);
+    wait_for_cases(&run, &server);
     server.crash();
     server.wait_until_down(Duration::from_secs(10));
     std::thread::sleep(Duration::from_secs(10));
@@ -237,7 +220,7 @@ fn a_server_that_does_not_come_back_stops_the_run_with_its_findings_on_disk() {
         return;
     };
     let run = start_run(&server, "5m", "3s");
-    wait_for_cases(&server);
+    wait_for_cases(&run, &server);
     server.crash();
     let (status, text, summary, run_dir) = finish(run, Duration::from_secs(90));
 

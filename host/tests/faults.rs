@@ -69,21 +69,22 @@ fn start_run(server: &PrivatePostgres, duration: &str) -> Run {
     }
 }
 
-/// Waits until the run's databases exist, then lets it run cases a while.
-fn wait_for_cases(server: &PrivatePostgres) {
-    let started = Instant::now();
-    while server.txlab_databases().is_empty() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the run never created its databases:\n{}",
-            server.log()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_secs(2));
-}
-
 impl Run {
+    /// Waits until the run's directory exists (its workers are set up and
+    /// cases start), then lets it run cases a while.
+    fn wait_for_cases(&self, server: &PrivatePostgres) {
+        let started = Instant::now();
+        while self.run_dir().is_none() {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the run never started:\n{}",
+                server.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::thread::sleep(Duration::from_secs(2));
+    }
+
     fn run_dir(&self) -> Option<PathBuf> {
         let entries = std::fs::read_dir(self.out.path().join("out")).ok()?;
         entries.flatten().map(|e| e.path()).find(|p| p.is_dir())
@@ -142,7 +143,7 @@ fn a_frozen_server_ends_the_run_on_time_with_the_reason() {
         return;
     };
     let mut run = start_run(&server, "10s");
-    wait_for_cases(&server);
+    run.wait_for_cases(&server);
     let frozen = server.freeze();
     let frozen_at = Instant::now();
     let status = run.wait(Duration::from_secs(30));
@@ -189,7 +190,7 @@ fn ctrl_c_on_a_frozen_server_ends_the_run_within_seconds() {
         return;
     };
     let mut run = start_run(&server, "5m");
-    wait_for_cases(&server);
+    run.wait_for_cases(&server);
     let frozen = server.freeze();
     // Long enough for a statement to be sent and hang.
     std::thread::sleep(Duration::from_millis(500));
@@ -233,7 +234,7 @@ fn sigterm_drops_the_runs_databases() {
         return;
     };
     let mut run = start_run(&server, "5m");
-    wait_for_cases(&server);
+    run.wait_for_cases(&server);
     assert!(!server.txlab_databases().is_empty());
     signal("TERM", &run.child);
     let status = run.wait(Duration::from_secs(30));

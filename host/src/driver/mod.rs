@@ -37,6 +37,10 @@ pub struct QueryResult {
 pub enum DriverError {
     #[error("cannot connect to {target}: {reason}")]
     Connect { target: String, reason: String },
+    /// The server accepted the connection but did not complete its
+    /// handshake in time: frozen, or a server of another protocol.
+    #[error("cannot connect to {target}: the server did not complete the connection handshake within {} s (is it frozen, or does the port belong to a server of another kind?)", .within.as_secs())]
+    Handshake { target: String, within: Duration },
     #[error("the {driver} driver cannot {what}")]
     Unsupported { driver: String, what: String },
     #[error("{0}")]
@@ -155,12 +159,9 @@ pub(crate) async fn within_connect_deadline<T>(
 ) -> Result<T, DriverError> {
     match tokio::time::timeout(CONNECT_DEADLINE, connect).await {
         Ok(result) => result,
-        Err(_) => Err(DriverError::Connect {
+        Err(_) => Err(DriverError::Handshake {
             target: target.to_string(),
-            reason: format!(
-                "the server did not complete the connection handshake within {} s (is it frozen, or does the port belong to a server of another kind?)",
-                CONNECT_DEADLINE.as_secs()
-            ),
+            within: CONNECT_DEADLINE,
         }),
     }
 }

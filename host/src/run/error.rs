@@ -1,6 +1,6 @@
 //! Why a case could not be run or judged: tool errors, never findings.
 
-use crate::driver::NoAnswer;
+use crate::driver::{DriverError, NoAnswer};
 use crate::executor::ExecError;
 use crate::target::TargetError;
 use std::time::Duration;
@@ -50,6 +50,12 @@ impl CaseError {
         match self {
             CaseError::Target(TargetError::NoAnswer(e))
             | CaseError::Execute(ExecError::NoAnswer(e)) => CaseError::NoAnswer(e),
+            CaseError::Target(TargetError::Driver(DriverError::Handshake { within, .. })) => {
+                CaseError::NoAnswer(NoAnswer {
+                    what: "the connection handshake".into(),
+                    within,
+                })
+            }
             CaseError::Target(TargetError::Interrupted)
             | CaseError::Execute(ExecError::Interrupted) => CaseError::Interrupted,
             other => other,
@@ -88,6 +94,7 @@ impl CaseError {
         match self {
             CaseError::NoAnswer(_)
             | CaseError::Target(TargetError::NoAnswer(_))
+            | CaseError::Target(TargetError::Driver(DriverError::Handshake { .. }))
             | CaseError::Execute(ExecError::NoAnswer(_)) => Some(CutOff::NoAnswer),
             CaseError::Interrupted
             | CaseError::Target(TargetError::Interrupted)

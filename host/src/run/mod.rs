@@ -117,16 +117,21 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     // rather than in the middle of the others' cases without a summary.
     let mut workers = Vec::new();
     for (id, (generator, oracles)) in plugins.into_iter().enumerate() {
-        let mut runner = CaseRunner::open(resolved, &env, id, &setups, oracles)?;
-        runner.set_waits_end(plan.ends());
         workers.push(Worker {
             resolved,
             generator,
-            runner,
+            runner: CaseRunner::open(resolved, &env, id, &setups, oracles)?,
             reduce,
-            run_ends: plan.ends(),
+            run_ends: None,
             strict: p.run.strict || options.strict,
         });
+    }
+    // A run's duration counts from its first case, however long the
+    // set-up took.
+    let plan = self::plan(resolved, options);
+    for worker in &mut workers {
+        worker.run_ends = plan.ends();
+        worker.runner.set_waits_end(plan.ends());
     }
     let run_dir = prepare_output(&out, seed)?;
 

@@ -85,11 +85,22 @@ impl CaseDb {
         self.schema = None;
     }
 
+    /// A new session, unless the run is asked to stop first.
+    async fn connect(&self) -> Result<Box<dyn Session>, TargetError> {
+        match self.interrupt.or_stop(self.driver.connect()).await {
+            None => Err(TargetError::Interrupted),
+            Some(connected) => Ok(connected?),
+        }
+    }
+
     /// Connects again after the server went away: a new monitor and loading
     /// session, no kept sessions, and tables installed afresh for the next case.
     pub async fn reopen(&mut self) -> Result<(), TargetError> {
-        let monitor = self.driver.monitor().await?;
-        let mut admin = self.driver.connect().await?;
+        let monitor = match self.interrupt.or_stop(self.driver.monitor()).await {
+            None => return Err(TargetError::Interrupted),
+            Some(monitor) => monitor?,
+        };
+        let mut admin = self.connect().await?;
         let setup = apply_setup(admin.as_mut(), &self.admin_setup);
         let (deadline, interrupt) = (self.deadlines.statement, self.interrupt.clone());
         bounded(deadline, &interrupt, "setting up a session", setup).await?;
@@ -129,8 +140,10 @@ impl CaseDb {
         setups: &[SessionSetup],
     ) -> Result<Vec<Box<dyn Session>>, TargetError> {
         while self.pool.len() < setups.len() {
+            let session = self.connect().await;
+            let session = self.check(session)?;
             self.pool.push(Pooled {
-                session: self.driver.connect().await?,
+                session,
                 setup: None,
             });
         }

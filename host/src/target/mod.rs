@@ -65,7 +65,12 @@ impl TargetError {
     /// connection that was asked is in no known state and must not be used
     /// again.
     pub fn left_connection_unusable(&self) -> bool {
-        matches!(self, TargetError::NoAnswer(_) | TargetError::Interrupted)
+        matches!(
+            self,
+            TargetError::NoAnswer(_)
+                | TargetError::Interrupted
+                | TargetError::Driver(DriverError::Handshake { .. })
+        )
     }
 }
 
