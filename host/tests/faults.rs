@@ -1,10 +1,12 @@
-//! What a server does to a run, on a private PostgreSQL the test starts
-//! (never the shared one): a server frozen with SIGSTOP does not hold txlab
-//! silent, Ctrl-C ends a run on a frozen server within seconds, and SIGTERM
-//! leaves no database behind on a live one.
+//! What a server does to a run, on private PostgreSQL and MariaDB servers
+//! the tests start (never the shared ones): a server frozen with SIGSTOP
+//! does not hold txlab silent, Ctrl-C ends a run on a frozen server within
+//! seconds, and SIGTERM leaves no database behind on a live one.
 
 mod common;
 
+use common::frozen::Frozen;
+use common::private_mariadb::PrivateMariadb;
 use common::private_postgres::PrivatePostgres;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -17,7 +19,7 @@ const PIPELINE: &str = r#"
 workers = 2
 
 [target]
-dialect = "postgres"
+dialect = "DIALECT"
 
 [executor]
 statement_timeout = "2s"
@@ -34,21 +36,61 @@ statements = [2, 5]
 plugin = "wss"
 "#;
 
+/// A private server the tests may freeze.
+trait Private {
+    const DIALECT: &'static str;
+    const PLUGIN: &'static str;
+    fn url(&self) -> String;
+    fn freeze(&self) -> Frozen;
+    fn log(&self) -> String;
+    fn txlab_databases(&self) -> Vec<String>;
+}
+
+impl Private for PrivatePostgres {
+    const DIALECT: &'static str = "postgres";
+    const PLUGIN: &'static str = "txlab-dialect-postgres";
+    fn url(&self) -> String {
+        PrivatePostgres::url(self)
+    }
+    fn freeze(&self) -> Frozen {
+        PrivatePostgres::freeze(self)
+    }
+    fn log(&self) -> String {
+        PrivatePostgres::log(self)
+    }
+    fn txlab_databases(&self) -> Vec<String> {
+        PrivatePostgres::txlab_databases(self)
+    }
+}
+
+impl Private for PrivateMariadb {
+    const DIALECT: &'static str = "mariadb";
+    const PLUGIN: &'static str = "txlab-dialect-mysql";
+    fn url(&self) -> String {
+        PrivateMariadb::url(self)
+    }
+    fn freeze(&self) -> Frozen {
+        PrivateMariadb::freeze(self)
+    }
+    fn log(&self) -> String {
+        PrivateMariadb::log(self)
+    }
+    fn txlab_databases(&self) -> Vec<String> {
+        PrivateMariadb::txlab_databases(self)
+    }
+}
+
 struct Run {
     child: Child,
     out: tempfile::TempDir,
     _plugins: tempfile::TempDir,
 }
 
-fn start_run(server: &PrivatePostgres, duration: &str) -> Run {
-    let plugins = common::plugin_dir(&[
-        "txlab-dialect-postgres",
-        "txlab-generator-random",
-        "txlab-oracle-wss",
-    ]);
+fn start_run<S: Private>(server: &S, duration: &str) -> Run {
+    let plugins = common::plugin_dir(&[S::PLUGIN, "txlab-generator-random", "txlab-oracle-wss"]);
     let out = tempfile::tempdir().unwrap();
     let config = out.path().join("faults.toml");
-    std::fs::write(&config, PIPELINE).unwrap();
+    std::fs::write(&config, PIPELINE.replace("DIALECT", S::DIALECT)).unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_txlab"))
         .arg("run")
         .arg(&config)
@@ -72,7 +114,7 @@ fn start_run(server: &PrivatePostgres, duration: &str) -> Run {
 impl Run {
     /// Waits until the run's directory exists (its workers are set up and
     /// cases start), then lets it run cases a while.
-    fn wait_for_cases(&self, server: &PrivatePostgres) {
+    fn wait_for_cases(&self, server: &impl Private) {
         let started = Instant::now();
         while self.run_dir().is_none() {
             assert!(
@@ -138,12 +180,22 @@ fn signal(name: &str, child: &Child) {
 /// is still frozen, and says why in its summary and on the console
 /// (before: it stayed silent until the server ran again, and exited 0).
 #[test]
-fn a_frozen_server_ends_the_run_on_time_with_the_reason() {
-    let Some(server) = PrivatePostgres::for_test("frozen server") else {
-        return;
-    };
-    let mut run = start_run(&server, "10s");
-    run.wait_for_cases(&server);
+fn a_frozen_postgres_ends_the_run_on_time_with_the_reason() {
+    if let Some(server) = PrivatePostgres::for_test("frozen PostgreSQL") {
+        frozen_server_ends_the_run(&server);
+    }
+}
+
+#[test]
+fn a_frozen_mariadb_ends_the_run_on_time_with_the_reason() {
+    if let Some(server) = PrivateMariadb::for_test("frozen MariaDB") {
+        frozen_server_ends_the_run(&server);
+    }
+}
+
+fn frozen_server_ends_the_run(server: &impl Private) {
+    let mut run = start_run(server, "10s");
+    run.wait_for_cases(server);
     let frozen = server.freeze();
     let frozen_at = Instant::now();
     let status = run.wait(Duration::from_secs(30));
@@ -185,12 +237,22 @@ fn a_frozen_server_ends_the_run_on_time_with_the_reason() {
 /// a few seconds, and txlab exits 130, naming the databases it could not
 /// drop (before: nothing happened until the server ran again).
 #[test]
-fn ctrl_c_on_a_frozen_server_ends_the_run_within_seconds() {
-    let Some(server) = PrivatePostgres::for_test("Ctrl-C on a frozen server") else {
-        return;
-    };
-    let mut run = start_run(&server, "5m");
-    run.wait_for_cases(&server);
+fn ctrl_c_on_a_frozen_postgres_ends_the_run_within_seconds() {
+    if let Some(server) = PrivatePostgres::for_test("Ctrl-C on a frozen PostgreSQL") {
+        ctrl_c_on_a_frozen_server(&server);
+    }
+}
+
+#[test]
+fn ctrl_c_on_a_frozen_mariadb_ends_the_run_within_seconds() {
+    if let Some(server) = PrivateMariadb::for_test("Ctrl-C on a frozen MariaDB") {
+        ctrl_c_on_a_frozen_server(&server);
+    }
+}
+
+fn ctrl_c_on_a_frozen_server(server: &impl Private) {
+    let mut run = start_run(server, "5m");
+    run.wait_for_cases(server);
     let frozen = server.freeze();
     // Long enough for a statement to be sent and hang.
     std::thread::sleep(Duration::from_millis(500));
@@ -229,12 +291,22 @@ fn ctrl_c_on_a_frozen_server_ends_the_run_within_seconds() {
 /// SIGTERM (a service manager's stop) on a live server: the summary is
 /// written and every database of the run is dropped.
 #[test]
-fn sigterm_drops_the_runs_databases() {
-    let Some(server) = PrivatePostgres::for_test("SIGTERM on a live server") else {
-        return;
-    };
-    let mut run = start_run(&server, "5m");
-    run.wait_for_cases(&server);
+fn sigterm_drops_the_runs_databases_on_postgres() {
+    if let Some(server) = PrivatePostgres::for_test("SIGTERM on PostgreSQL") {
+        sigterm_drops_the_runs_databases(&server);
+    }
+}
+
+#[test]
+fn sigterm_drops_the_runs_databases_on_mariadb() {
+    if let Some(server) = PrivateMariadb::for_test("SIGTERM on MariaDB") {
+        sigterm_drops_the_runs_databases(&server);
+    }
+}
+
+fn sigterm_drops_the_runs_databases(server: &impl Private) {
+    let mut run = start_run(server, "5m");
+    run.wait_for_cases(server);
     assert!(!server.txlab_databases().is_empty());
     signal("TERM", &run.child);
     let status = run.wait(Duration::from_secs(30));

@@ -64,7 +64,9 @@ pub fn plugin_listing(o: &std::process::Output) -> String {
     out
 }
 pub mod cli_env;
+pub mod frozen;
 pub mod generated;
+pub mod private_mariadb;
 pub mod private_postgres;
 pub mod replay;
 pub mod servers;

@@ -3,6 +3,7 @@
 //! Built from Debian's PostgreSQL binaries; as root, the server runs as the
 //! `postgres` user (initdb refuses root).
 
+use super::frozen::{free_port, is_root, Frozen};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -27,13 +28,6 @@ fn bin_dir() -> Option<PathBuf> {
             .unwrap_or(0)
     });
     versions.pop()
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
 }
 
 impl PrivatePostgres {
@@ -61,7 +55,7 @@ impl PrivatePostgres {
             .prefix("txlab-private-pg-")
             .tempdir()
             .map_err(|e| e.to_string())?;
-        let as_postgres = nix_is_root();
+        let as_postgres = is_root();
         let server = PrivatePostgres {
             bin,
             dir,
@@ -203,11 +197,8 @@ impl PrivatePostgres {
     /// Stops every process of the server with SIGSTOP, as a frozen host
     /// would: connections stay open and nothing answers. The server runs
     /// again when the guard drops.
-    pub fn freeze(&self) -> Frozen<'_> {
-        let pids = self.processes();
-        assert!(!pids.is_empty(), "no server processes to freeze");
-        signal("STOP", &pids);
-        Frozen { server: self, pids }
+    pub fn freeze(&self) -> Frozen {
+        super::frozen::freeze(self.processes())
     }
 
     /// The postmaster and its children.
@@ -249,33 +240,6 @@ impl PrivatePostgres {
     }
 }
 
-/// A frozen server; it runs again when this drops.
-pub struct Frozen<'a> {
-    server: &'a PrivatePostgres,
-    pids: Vec<u32>,
-}
-
-impl Frozen<'_> {
-    pub fn server(&self) -> &PrivatePostgres {
-        self.server
-    }
-}
-
-impl Drop for Frozen<'_> {
-    fn drop(&mut self) {
-        signal("CONT", &self.pids);
-    }
-}
-
-fn signal(name: &str, pids: &[u32]) {
-    let status = Command::new("kill")
-        .arg(format!("-{name}"))
-        .args(pids.iter().map(u32::to_string))
-        .status()
-        .expect("kill runs");
-    assert!(status.success(), "kill -{name} {pids:?}");
-}
-
 impl Drop for PrivatePostgres {
     fn drop(&mut self) {
         let _ = self.tool(
@@ -289,11 +253,4 @@ impl Drop for PrivatePostgres {
             ],
         );
     }
-}
-
-fn nix_is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }
