@@ -442,6 +442,14 @@ impl<'a> CaseRunner<'a> {
         })
     }
 
+    /// Whether the server completes a new connection within `within`.
+    pub fn server_answers(&self, within: Duration) -> bool {
+        let driver = self.case_db.driver();
+        self.runtime
+            .block_on(async { tokio::time::timeout(within, driver.connect()).await })
+            .is_ok_and(|connected| connected.is_ok())
+    }
+
     /// Whether the server answers a new connection and has not restarted.
     fn server_unchanged(&self) -> bool {
         let driver = self.case_db.driver();

@@ -160,18 +160,26 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     let plan = Arc::new(plan);
     let started = Instant::now();
 
-    std::thread::scope(|scope| {
+    let workers = std::thread::scope(|scope| {
         let mut handles = Vec::new();
         for mut worker in workers {
             let shared = shared.clone();
             let plan = plan.clone();
-            handles.push(scope.spawn(move || worker.work(seed, &plan, &shared)));
+            handles.push(scope.spawn(move || {
+                worker.work(seed, &plan, &shared);
+                worker
+            }));
         }
+        let mut done = Vec::new();
         for h in handles {
-            if h.join().is_err() {
-                shared.stop("a worker stopped on an internal error (see the log above)".into());
+            match h.join() {
+                Ok(worker) => done.push(worker),
+                Err(_) => {
+                    shared.stop("a worker stopped on an internal error (see the log above)".into())
+                }
             }
         }
+        done
     });
 
     progress.finish_and_clear();
@@ -189,6 +197,13 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     if let Err(e) = crate::io::write_atomically(&path, json.as_bytes()) {
         output_errors.push(format!("cannot write {}: {e}", path.display()));
         summary.output_error = Some(output_errors.join("; "));
+    }
+    // Whether the server answers decides how long dropping the run's
+    // databases may take: a frozen server must not hold the exit.
+    if let Some(worker) = workers.first() {
+        let answers = worker.runner.server_answers(Duration::from_secs(1));
+        env.silent
+            .store(!answers, std::sync::atomic::Ordering::SeqCst);
     }
     Ok(summary)
 }

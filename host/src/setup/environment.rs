@@ -25,8 +25,8 @@ pub struct Environment {
     /// The run's request to stop: whatever waits for the server gives up.
     pub interrupt: Interrupt,
     /// Set while the server does not answer (a worker's request passed its
-    /// deadline, and no connection succeeded since): the clean-up then tries
-    /// only briefly.
+    /// deadline and no connection succeeded since, or a new connection did
+    /// not at the run's end): the clean-up then tries only briefly.
     pub silent: Arc<AtomicBool>,
 }
 
@@ -106,7 +106,6 @@ impl Environment {
             _cleanup: Cleanup {
                 location: location.clone(),
                 runtime: runtime.clone(),
-                interrupt: Interrupt::default(),
                 silent: silent.clone(),
             },
             _temp_dir: temp_dir,
@@ -131,10 +130,8 @@ impl Environment {
         })
     }
 
-    /// The run's request to stop, for everything that waits on the server,
-    /// the final clean-up included.
+    /// The run's request to stop, for everything that waits on the server.
     pub fn with_interrupt(mut self, interrupt: Interrupt) -> Self {
-        self._cleanup.interrupt = interrupt.clone();
         self.interrupt = interrupt;
         self
     }
@@ -152,13 +149,12 @@ impl Environment {
 struct Cleanup {
     location: TargetLocation,
     runtime: Arc<tokio::runtime::Runtime>,
-    interrupt: Interrupt,
     silent: Arc<AtomicBool>,
 }
 
 /// How long dropping `n` databases may take: a connection's deadline and a
-/// second per database; after a request to stop, or when the server did not
-/// answer the run's last requests, less.
+/// second per database; when the server did not answer at the run's end,
+/// less.
 fn drop_deadline(n: usize, hurry: bool) -> Duration {
     let n = n as u32;
     if hurry {
@@ -174,8 +170,7 @@ impl Drop for Cleanup {
             return;
         };
         let names = server.created();
-        let hurry = self.interrupt.is_set() || self.silent.load(Ordering::SeqCst);
-        let deadline = drop_deadline(names.len(), hurry);
+        let deadline = drop_deadline(names.len(), self.silent.load(Ordering::SeqCst));
         let dropping = within(
             deadline,
             || "dropping the run's databases".into(),
