@@ -187,7 +187,13 @@ pub fn run(
             isolation,
             limits: env.limits,
         })?;
-        let mut db = CaseDb::open(driver, &admin_setup).await?;
+        let mut db = CaseDb::open(
+            driver,
+            &admin_setup,
+            env.settings.deadlines,
+            env.interrupt.clone(),
+        )
+        .await?;
 
         // Block detection.
         let blocking = case(
@@ -213,6 +219,7 @@ pub fn run(
                 settings: env.settings,
                 monitor: db.monitor.as_ref(),
                 classifier: dialect.as_ref(),
+                interrupt: Default::default(),
             };
             let (history, sessions) = executor.run(&blocking, &rendered, sessions).await;
             db.give_back(sessions, &setups);
@@ -257,6 +264,7 @@ pub fn run(
                 settings: env.settings,
                 monitor: db.monitor.as_ref(),
                 classifier: dialect.as_ref(),
+                interrupt: Default::default(),
             };
             let (history, sessions) = executor.run(&single, &rendered, sessions).await;
             executor_rounds.push(started.elapsed().as_nanos() as u64);

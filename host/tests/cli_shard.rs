@@ -71,7 +71,10 @@ fn the_shards_of_a_run_run_its_cases_once_each() {
         )
         .unwrap();
         let validator = jsonschema::validator_for(&schema).unwrap();
-        assert!(validator.is_valid(&summary(&dir)), "{shard}: not valid per docs/summary.schema.json");
+        assert!(
+            validator.is_valid(&summary(&dir)),
+            "{shard}: not valid per docs/summary.schema.json"
+        );
         assert_eq!(summary(&dir)["cases"], mine.len());
         total += mine.len();
         union.extend(mine);

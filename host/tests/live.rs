@@ -64,9 +64,14 @@ impl Live {
             })
             .unwrap();
         let db = match open_driver(&dialect, &info, &location, "live", timeouts).await {
-            Ok(driver) => CaseDb::open(driver, &admin_setup)
-                .await
-                .expect("the case database opens"),
+            Ok(driver) => CaseDb::open(
+                driver,
+                &admin_setup,
+                timeouts.deadlines(),
+                Default::default(),
+            )
+            .await
+            .expect("the case database opens"),
             Err(e) => {
                 let why = format!("{entry} at {} is unreachable: {e}", server.redacted_url());
                 if std::env::var("TXLAB_REQUIRE_LIVE").as_deref() == Ok("1") {
@@ -124,6 +129,7 @@ impl Live {
             },
             monitor: self.db.monitor.as_ref(),
             classifier: self.dialect.as_ref(),
+            interrupt: Default::default(),
         };
         let (history, sessions) = executor.run(case, &rendered, sessions).await;
         self.db.give_back(sessions, &setups);

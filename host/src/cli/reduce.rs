@@ -126,6 +126,6 @@ pub(super) fn run(cli: &Cli, args: &ReduceArgs) -> anyhow::Result<u8> {
         ReductionOutcome::OriginalDidNotReproduce => EXIT_CLEAN,
         ReductionOutcome::Reduced
         | ReductionOutcome::ReducedDidNotReproduce
-        | ReductionOutcome::ServerLost => EXIT_FINDINGS,
+        | ReductionOutcome::CouldNotRun => EXIT_FINDINGS,
     })
 }

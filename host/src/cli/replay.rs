@@ -43,15 +43,35 @@ pub(super) fn run(cli: &Cli, args: &ReplayArgs) -> anyhow::Result<u8> {
     let signature = setup.saved.finding.signature();
     let kind = setup.saved.provenance.kind;
     out!("replaying {} ({oracle}: {title})", dir.display());
+    let shows = |run: &crate::run::Evaluated| {
+        run.finding_of(oracle)
+            .is_some_and(|f| f.signature() == signature)
+    };
     let times = args.times.max(1);
-    let (mut same, mut errors) = (0, 0);
+    let (mut same, mut errors, mut ran) = (0, 0, 0);
     let mut lines = Vec::new();
     let mut last_run = None;
     for i in 1..=times {
+        ran = i;
         let line = match runner.evaluate(&setup.saved.generated, Some(oracle)) {
             Err(e) => {
                 errors += 1;
+                if e.outside_the_case() {
+                    // The server went away or did not answer: no verdict,
+                    // and the runs after this one would fare no better.
+                    out!("  run {i}: could not run: {e}");
+                    break;
+                }
                 format!("tool error: {e}")
+            }
+            Ok(run) if run.cut_short(shows(&run)).is_some() => {
+                errors += 1;
+                let loss = run.cut_short(shows(&run)).expect("checked");
+                out!("  run {i}: could not run: {loss}");
+                if loss.back_after_ms.is_none() {
+                    break;
+                }
+                continue;
             }
             Ok(mut run) => {
                 let verdict = std::mem::take(&mut run.verdicts)
@@ -94,7 +114,13 @@ pub(super) fn run(cli: &Cli, args: &ReplayArgs) -> anyhow::Result<u8> {
         out!("  run {i}: {line}");
         lines.push(line);
     }
-    out!("reproduced {same}/{times}");
+    if errors > 0 {
+        out!(
+            "reproduced {same}/{ran}; {errors} of the runs could not run or failed, which says nothing about the finding"
+        );
+    } else {
+        out!("reproduced {same}/{times}");
+    }
     if let Some(elsewhere) = other_target(&setup, &resolved.info, runner.server_version()) {
         let saved_case: Option<TestCase> = read_json(&dir.join("case.json")).ok();
         let saved_history: Option<History> = read_json(&dir.join("history.json")).ok();

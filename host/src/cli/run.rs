@@ -92,7 +92,7 @@ fn interrupt_on_ctrl_c() -> Arc<AtomicBool> {
             use std::io::Write as _;
             let _ = writeln!(
                 std::io::stderr(),
-                "\ninterrupted ({what}): finishing the cases in progress (Ctrl-C again quits at once)"
+                "\ninterrupted ({what}): cancelling the statements in flight, writing the summary (Ctrl-C again quits at once)"
             );
             stop_requested().await?;
             // Quitting now leaves the run's databases: say which, and how
@@ -242,6 +242,11 @@ fn print_summary(s: &RunSummary) {
     reasons.sort_by(|a, b| b.1.cmp(a.1));
     for (reason, n) in reasons.into_iter().take(5) {
         out!("  undecided {n}×: {reason}");
+    }
+    let mut errors: Vec<_> = s.error_reasons.iter().collect();
+    errors.sort_by(|a, b| b.1.cmp(a.1));
+    for (reason, n) in errors.into_iter().take(3) {
+        out!("  tool error {n}×: {reason}");
     }
     for (oracle, n) in &s.oracle_errors {
         out!("  oracle `{oracle}` failed in {n} cases; the other oracles' verdicts stand");

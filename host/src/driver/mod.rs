@@ -2,6 +2,7 @@
 //! only async runtime; dialect plugins only render SQL and classify errors.
 
 mod credentials;
+mod deadline;
 mod kind;
 mod mysql;
 mod postgres;
@@ -11,6 +12,7 @@ pub use credentials::{
     login, url_has_password, url_without_password, CredentialsError, Login, PasswordSource,
     PasswordSources,
 };
+pub use deadline::{within, Deadlines, Interrupt, NoAnswer};
 pub use kind::{DriverKind, ServerKind, UnknownDriver};
 pub use mysql::MysqlDriver;
 pub(crate) use postgres::error_text as postgres_error_text;
@@ -40,6 +42,10 @@ pub struct QueryResult {
 pub enum DriverError {
     #[error("cannot connect to {target}: {reason}")]
     Connect { target: String, reason: String },
+    /// The server accepted the connection but did not complete its
+    /// handshake in time: frozen, or a server of another protocol.
+    #[error("cannot connect to {target}: the server did not complete the connection handshake within {} s (is it frozen, or does the port belong to a server of another kind?)", .within.as_secs())]
+    Handshake { target: String, within: Duration },
     #[error("the {driver} driver cannot {what}")]
     Unsupported { driver: String, what: String },
     #[error("{0}")]
@@ -145,6 +151,13 @@ pub struct Timeouts {
     pub lock_wait: Duration,
 }
 
+impl Timeouts {
+    /// How long the host waits for the server's answers under these limits.
+    pub fn deadlines(&self) -> Deadlines {
+        Deadlines::from_limits(self.statement, self.lock_wait)
+    }
+}
+
 /// How long connecting, the server's handshake included, may take before
 /// the server counts as not answering: a frozen server, or a port where a
 /// server of another protocol waits for the client to speak first, would
@@ -158,12 +171,9 @@ pub(crate) async fn within_connect_deadline<T>(
 ) -> Result<T, DriverError> {
     match tokio::time::timeout(CONNECT_DEADLINE, connect).await {
         Ok(result) => result,
-        Err(_) => Err(DriverError::Connect {
+        Err(_) => Err(DriverError::Handshake {
             target: target.to_string(),
-            reason: format!(
-                "the server did not complete the connection handshake within {} s (is it frozen, or does the port belong to a server of another kind?)",
-                CONNECT_DEADLINE.as_secs()
-            ),
+            within: CONNECT_DEADLINE,
         }),
     }
 }

@@ -3,13 +3,15 @@
 //! `W <key>` (write: exclusive lock on key), `WD <key>` (a write that, once it
 //! had to wait for the key, fails as a duplicate key, like an INSERT whose key
 //! the holder committed), `R` (read, returns one row),
-//! `FAIL <code>` (an error with that vendor code). Lock grants happen under one
+//! `FAIL <code>` (an error with that vendor code), `FREEZE` (the server stops
+//! answering anything, as a process under SIGSTOP). Lock grants happen under one
 //! mutex when the holder releases, so the monitor's answers are always current.
 
 use crate::driver::{DriverError, Monitor, QueryResult, Session, SessionKey};
 use crate::executor::ErrorClassifier;
 use async_trait::async_trait;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::Notify;
 use txlab_loader::CallError;
@@ -37,6 +39,8 @@ pub struct FakeDb {
     /// How long COMMIT and ROLLBACK take to reply after releasing their locks,
     /// so that a resumed statement's reply can overtake them (as on real servers).
     pub end_reply_delay: std::time::Duration,
+    /// Set by `FREEZE`: nothing answers any more.
+    frozen: Arc<AtomicBool>,
 }
 
 impl FakeDb {
@@ -47,6 +51,19 @@ impl FakeDb {
             detect_deadlocks: true,
             probe_works: true,
             end_reply_delay: std::time::Duration::ZERO,
+            frozen: Arc::default(),
+        }
+    }
+
+    /// Sessions the monitor was asked to cancel.
+    pub fn cancelled(&self) -> Vec<u64> {
+        self.state.lock().unwrap().cancelled.clone()
+    }
+
+    /// Never returns once the server is frozen.
+    async fn answer(&self) {
+        if self.frozen.load(Ordering::SeqCst) {
+            std::future::pending::<()>().await;
         }
     }
 
@@ -108,6 +125,11 @@ impl Session for FakeSession {
     }
 
     async fn execute(&mut self, sql: &str) -> Result<QueryResult, RawDbError> {
+        self.db.answer().await;
+        if sql == "FREEZE" {
+            self.db.frozen.store(true, Ordering::SeqCst);
+            self.db.answer().await;
+        }
         if self.db.state.lock().unwrap().broken.contains(&self.id) {
             return Err(error(2013, "Lost connection to server during query"));
         }
@@ -194,6 +216,7 @@ pub struct FakeMonitor {
 #[async_trait]
 impl Monitor for FakeMonitor {
     async fn is_waiting(&self, session: &SessionKey) -> Result<Option<bool>, DriverError> {
+        self.db.answer().await;
         if !self.db.probe_works {
             return Ok(None);
         }
@@ -208,6 +231,7 @@ impl Monitor for FakeMonitor {
     }
 
     async fn cancel(&self, session: &SessionKey) -> Result<(), DriverError> {
+        self.db.answer().await;
         self.db
             .state
             .lock()

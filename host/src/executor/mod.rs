@@ -9,7 +9,7 @@
 //! still waiting, records resumed statements in the order their replies arrived,
 //! and starts again from the beginning of the submitted order.
 
-use crate::driver::{Monitor, QueryResult, Session};
+use crate::driver::{Deadlines, Interrupt, Monitor, NoAnswer, QueryResult, Session};
 use std::time::Duration;
 use txlab_loader::{CallError, DialectHandle};
 use txlab_plugin_api::ir::*;
@@ -35,6 +35,10 @@ pub struct ExecutorSettings {
     /// a waiting statement has settled into its wait. Zero by default;
     /// confirmation runs raise it.
     pub pace: Duration,
+    /// How long the monitor's probes and cancels may take before the server
+    /// counts as not answering (a case's own statements are bounded by the
+    /// timeouts above).
+    pub deadlines: Deadlines,
 }
 
 impl Default for ExecutorSettings {
@@ -46,6 +50,7 @@ impl Default for ExecutorSettings {
             stall_timeout: Duration::from_secs(10),
             reply_timeout: Duration::from_secs(15),
             pace: Duration::ZERO,
+            deadlines: Deadlines::default(),
         }
     }
 }
@@ -88,12 +93,22 @@ pub enum ExecError {
     Classify(#[from] CallError),
     #[error("a session task ended unexpectedly")]
     SessionGone,
+    /// The monitor's probe or cancel got no answer in time: the server is
+    /// frozen or unreachable.
+    #[error(transparent)]
+    NoAnswer(#[from] NoAnswer),
+    /// The run was asked to stop; the statements in flight were cancelled.
+    #[error("the run was interrupted; the statements in flight were cancelled")]
+    Interrupted,
 }
 
 pub struct ScheduleExecutor<'a> {
     pub settings: ExecutorSettings,
     pub monitor: &'a dyn Monitor,
     pub classifier: &'a dyn ErrorClassifier,
+    /// When set, the case stops at once: the statements in flight are
+    /// cancelled and their connections dropped.
+    pub interrupt: Interrupt,
 }
 
 /// Sessions handed back after a case; `None` where a session had to be abandoned

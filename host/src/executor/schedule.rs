@@ -2,12 +2,14 @@
 //! record replies in arrival order, settle after a transaction ends.
 
 use super::{success_outcome, ExecError, ReturnedSessions, ScheduleExecutor};
-use crate::driver::{QueryResult, Session, SessionKey};
+use crate::driver::{within, QueryResult, Session, SessionKey};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio::time::timeout;
 use txlab_plugin_api::ir::*;
+
+mod wind_down;
 
 enum Tag {
     Statement(StatementRef),
@@ -107,19 +109,54 @@ impl<'a> ScheduleExecutor<'a> {
             last_release: None,
             abandoned: Vec::new(),
         };
-        let result = run.execute().await;
-        let abandoned = std::mem::take(&mut run.abandoned);
+        let result = tokio::select! {
+            r = run.execute() => r,
+            () = self.interrupt.wait() => Err(ExecError::Interrupted),
+        };
+        let mut abandoned = std::mem::take(&mut run.abandoned);
+        if result.is_err() {
+            // A case that failed leaves its sessions in no known state: a
+            // statement may still run, a transaction may be open.
+            abandoned.extend(run.txns.iter().enumerate().filter_map(|(i, t)| {
+                matches!(t.phase, Phase::Running(_) | Phase::Blocked(_)).then_some(i)
+            }));
+        }
         let keys = std::mem::take(&mut run.keys);
         let history = run.history;
         drop(run.jobs);
+        // Statements that never returned are cancelled with the dialect's
+        // cancel on the monitor connection, then their connections dropped;
+        // the caller opens new ones for the next case. A server that does not
+        // answer the cancel is not asked again.
+        let silent = matches!(result, Err(ExecError::NoAnswer(_)));
+        let stopping = matches!(result, Err(ExecError::Interrupted));
+        let cancel_within = if stopping {
+            self.settings.deadlines.monitor.min(CANCEL_ON_STOP)
+        } else {
+            self.settings.deadlines.monitor
+        };
+        let mut answering = !silent;
+        for &i in &abandoned {
+            if !answering {
+                break;
+            }
+            let cancel = self.monitor.cancel(&keys[i]);
+            answering = within(cancel_within, String::new, cancel).await.is_ok();
+        }
+        let wait_for_cancelled = if answering {
+            Duration::from_secs(1)
+        } else {
+            Duration::ZERO
+        };
+        let deadline = tokio::time::Instant::now() + wait_for_cancelled;
+        let failed = result.is_err();
         let mut returned = Vec::new();
-        for (i, task) in tasks.into_iter().enumerate() {
-            if abandoned.contains(&i) {
-                // Its statement never returned or its connection broke: cancel
-                // whatever still runs and drop the session; the caller opens a
-                // new one for the next case.
-                let _ = self.monitor.cancel(&keys[i]).await;
-                let _ = timeout(Duration::from_secs(1), task).await;
+        for (i, mut task) in tasks.into_iter().enumerate() {
+            if failed || abandoned.contains(&i) {
+                if tokio::time::timeout_at(deadline, &mut task).await.is_err() {
+                    // Dropping the session closes its connection.
+                    task.abort();
+                }
                 returned.push(None);
             } else {
                 returned.push(task.await.ok());
@@ -128,6 +165,10 @@ impl<'a> ScheduleExecutor<'a> {
         (result.map(|()| history), returned)
     }
 }
+
+/// How long cancelling a statement may take when the run stops: a person
+/// pressed Ctrl-C and waits.
+const CANCEL_ON_STOP: Duration = Duration::from_secs(1);
 
 fn check_rendering(case: &TestCase, rendered: &RenderedCase) -> Result<(), ExecError> {
     if rendered.transactions.len() != case.transactions.len() {
@@ -237,9 +278,17 @@ impl Run<'_, '_> {
 
     /// Asks the lock-wait probe whether `at` waits. A probe that fails (its
     /// connection broke with the server's) cannot tell: the failure is noted
-    /// once and the case goes on, so that what the sessions saw is kept.
-    async fn probe(&mut self, at: StatementRef) -> Option<bool> {
-        match self.exec.monitor.is_waiting(&self.keys[at.txn()]).await {
+    /// once and the case goes on, so that what the sessions saw is kept. A
+    /// probe the server does not answer in time ends the case: the server
+    /// is frozen or unreachable, and nothing more can be observed.
+    async fn probe(&mut self, at: StatementRef) -> Result<Option<bool>, ExecError> {
+        let asked = within(
+            self.exec.settings.deadlines.monitor,
+            || "the lock-wait probe".into(),
+            self.exec.monitor.is_waiting(&self.keys[at.txn()]),
+        )
+        .await?;
+        Ok(match asked {
             Ok(answer) => answer,
             Err(e) => {
                 let text = format!("the lock-wait probe failed: {e}");
@@ -248,7 +297,7 @@ impl Run<'_, '_> {
                 }
                 None
             }
-        }
+        })
     }
 
     async fn execute(&mut self) -> Result<(), ExecError> {
@@ -368,7 +417,7 @@ impl Run<'_, '_> {
                 Err(_) => {
                     // The probe may take a moment; a reply that arrives meanwhile
                     // wins over its answer.
-                    let waiting = self.probe(at).await;
+                    let waiting = self.probe(at).await?;
                     if let Ok(reply) = self.events.try_recv() {
                         self.reply_while_waiting(at, reply).await?;
                         continue;
@@ -671,7 +720,7 @@ impl Run<'_, '_> {
                 if self.has_queued_reply(at) {
                     break;
                 }
-                let waiting = self.probe(at).await;
+                let waiting = self.probe(at).await?;
                 while let Ok(r) = self.events.try_recv() {
                     self.queue.push_back(r);
                 }
@@ -709,88 +758,5 @@ impl Run<'_, '_> {
             .iter()
             .chain(&self.held)
             .any(|r| matches!(r.tag, Tag::Statement(x) if x == at))
-    }
-
-    /// Ends a stalled case: cancel every waiting statement, record what comes
-    /// back, and roll back what is open.
-    async fn wind_down(&mut self) -> Result<(), ExecError> {
-        let stuck: Vec<StatementRef> = self
-            .txns
-            .iter()
-            .filter_map(|t| match t.phase {
-                Phase::Blocked(at) | Phase::Running(at) => Some(at),
-                _ => None,
-            })
-            .collect();
-        for &at in &stuck {
-            // A cancel that fails leaves the statement to the deadline below.
-            if let Err(e) = self.exec.monitor.cancel(&self.keys[at.txn()]).await {
-                self.note(format!("cancelling {at} failed: {e}"));
-            }
-        }
-        for at in stuck {
-            let deadline = Instant::now() + Duration::from_secs(2);
-            while !self.has_queued_reply(at) {
-                let left = deadline.saturating_duration_since(Instant::now());
-                match timeout(left, self.events.recv()).await {
-                    Ok(Some(r)) => self.queue.push_back(r),
-                    Ok(None) => return Err(ExecError::SessionGone),
-                    Err(_) => {
-                        self.give_up(at);
-                        break;
-                    }
-                }
-            }
-        }
-        // Record the cancelled statements without letting their errors drive
-        // further scheduling: the case is over.
-        while let Some(reply) = self.queue.pop_front() {
-            if let Tag::Statement(at) = reply.tag {
-                let completed = self.micros(reply.at);
-                let statement = self
-                    .case
-                    .statement(at)
-                    .expect("replies only come for submitted statements");
-                let outcome = match reply.result {
-                    Ok(r) => success_outcome(r, statement),
-                    Err(raw) => Outcome::Error(self.exec.classifier.classify(&raw)?),
-                };
-                let rec = &mut self.history.statements[at.txn()][at.stmt()];
-                rec.completed_us = Some(completed);
-                rec.outcome = outcome;
-                self.history.completion_order.push(at);
-                if self.txns[at.txn()].phase != Phase::Finished {
-                    self.txns[at.txn()].phase = Phase::Idle;
-                }
-            }
-        }
-        for t in &mut self.txns {
-            if t.phase != Phase::Finished {
-                t.phase = Phase::Finished;
-            }
-        }
-        Ok(())
-    }
-
-    /// Leaves every session outside a transaction so it can serve the next case.
-    async fn close_open_transactions(&mut self) -> Result<(), ExecError> {
-        for txn in 0..self.txns.len() {
-            if self.txns[txn].open && !self.abandoned.contains(&txn) {
-                self.send(txn, Tag::Cleanup, self.rendered.control.rollback.clone())?;
-                if self.wait_cleanup_reply(txn).await?.is_none() {
-                    self.abandoned.push(txn);
-                }
-                self.txns[txn].open = false;
-            }
-        }
-        for (i, t) in self.history.transactions.iter().enumerate() {
-            if t.end == TxnEnd::Unfinished {
-                let text = format!("{} did not finish", txn_label(i));
-                if !self.history.unobserved.contains(&text) {
-                    self.history.unobserved.push(text);
-                }
-            }
-        }
-        Ok(())
     }
 }

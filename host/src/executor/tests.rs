@@ -75,6 +75,10 @@ fn settings() -> ExecutorSettings {
         stall_timeout: Duration::from_millis(100),
         reply_timeout: Duration::from_secs(2),
         pace: Duration::ZERO,
+        deadlines: crate::driver::Deadlines {
+            statement: Duration::from_secs(2),
+            monitor: Duration::from_millis(300),
+        },
     }
 }
 
@@ -85,6 +89,7 @@ async fn run(db: &FakeDb, txns: &[&[&str]], order: &[usize]) -> (History, Return
         settings: settings(),
         monitor: &monitor,
         classifier: &FakeClassifier,
+        interrupt: crate::driver::Interrupt::default(),
     };
     let (history, sessions) = exec.run(&case, &rendered, db.sessions(txns.len())).await;
     (history.expect("the run works"), sessions)
@@ -363,6 +368,7 @@ async fn too_few_sessions_is_an_error_not_a_hang() {
         settings: settings(),
         monitor: &monitor,
         classifier: &FakeClassifier,
+        interrupt: crate::driver::Interrupt::default(),
     };
     let (h, sessions) = exec.run(&case, &rendered, db.sessions(1)).await;
     assert!(matches!(
@@ -386,6 +392,7 @@ async fn a_paced_run_pauses_after_a_block_and_a_transaction_end() {
         settings: ExecutorSettings { pace, ..settings() },
         monitor: &monitor,
         classifier: &FakeClassifier,
+        interrupt: crate::driver::Interrupt::default(),
     };
     let (h, _) = exec.run(&case, &rendered, db.sessions(2)).await;
     let h = h.expect("the run works");
@@ -398,4 +405,81 @@ async fn a_paced_run_pauses_after_a_block_and_a_transaction_end() {
     // After T1's COMMIT, T2's COMMIT did too.
     let committed = h.record(r(1, 3)).unwrap().completed_us.unwrap();
     assert!(sent(r(2, 3)) - committed >= pace_us);
+}
+
+/// A server that stops answering mid-case (a process under SIGSTOP): the
+/// lock-wait probe of the statement that got no reply passes its deadline,
+/// the case ends with that error, and no session is handed back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frozen_server_ends_the_case_within_the_probe_deadline() {
+    let db = FakeDb::new();
+    let txns: &[&[&str]] = &[&["BEGIN", "W a", "COMMIT"], &["BEGIN", "FREEZE", "COMMIT"]];
+    let (case, rendered) = case(txns, &[1, 1, 2, 2, 1, 2]);
+    let monitor = db.monitor();
+    let exec = ScheduleExecutor {
+        settings: settings(),
+        monitor: &monitor,
+        classifier: &FakeClassifier,
+        interrupt: crate::driver::Interrupt::default(),
+    };
+    let started = std::time::Instant::now();
+    let (h, sessions) = exec.run(&case, &rendered, db.sessions(2)).await;
+    match h {
+        Err(ExecError::NoAnswer(e)) => assert_eq!(
+            e.to_string(),
+            "the server did not answer within 300ms (the lock-wait probe)"
+        ),
+        other => panic!("expected NoAnswer, got {:?}", other.map(|_| ())),
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(sessions.iter().all(Option::is_none));
+    // A silent server is not asked to cancel.
+    assert!(db.cancelled().is_empty());
+}
+
+/// The run is asked to stop while a statement waits for a lock that nothing
+/// will release: the case ends at once, the waiting statement is cancelled
+/// through the monitor, and no session is handed back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupt_cancels_the_statement_in_flight() {
+    let mut db = FakeDb::new();
+    db.detect_deadlocks = false;
+    let txns: &[&[&str]] = &[&["BEGIN", "W a", "W b"], &["BEGIN", "W b", "W a"]];
+    let (case, rendered) = case(txns, &[1, 1, 2, 2, 1, 2]);
+    let monitor = db.monitor();
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let exec = ScheduleExecutor {
+        settings: ExecutorSettings {
+            stall_timeout: Duration::from_secs(30),
+            ..settings()
+        },
+        monitor: &monitor,
+        classifier: &FakeClassifier,
+        interrupt: crate::driver::Interrupt::new(flag.clone()),
+    };
+    let setter = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        flag.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    let started = std::time::Instant::now();
+    let (h, sessions) = exec.run(&case, &rendered, db.sessions(2)).await;
+    setter.await.unwrap();
+    assert!(
+        matches!(h, Err(ExecError::Interrupted)),
+        "{:?}",
+        h.map(|_| ())
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    let mut cancelled = db.cancelled();
+    cancelled.sort_unstable();
+    assert_eq!(cancelled, [1, 2]);
+    assert!(sessions.iter().all(Option::is_none));
 }

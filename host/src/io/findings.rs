@@ -127,7 +127,12 @@ pub fn write_finding(run_dir: &Path, input: &FindingInput<'_>) -> std::io::Resul
         std::fs::remove_dir_all(&partial)?;
     }
     let paths = ReportPaths::new(run_dir, &dir, input.origin.pipeline);
-    write_finding_files(&partial, &paths, input)?;
+    if let Err(e) = write_finding_files(&partial, &paths, input) {
+        // A full disk: nothing half-written stays behind, and the space it
+        // took is free for the summary.
+        let _ = std::fs::remove_dir_all(&partial);
+        return Err(e);
+    }
     if dir.exists() {
         std::fs::remove_dir_all(&dir)?;
     }

@@ -13,9 +13,11 @@ pub enum ReductionOutcome {
     OriginalDidNotReproduce,
     /// The reduced case did not reproduce in any confirmation run.
     ReducedDidNotReproduce,
-    /// The server went away during a trial: what the trials showed says
-    /// nothing about the finding, which stands as it was found.
-    ServerLost,
+    /// A trial could not run: the server went away or did not answer, or
+    /// the run was interrupted (`stopped` says what happened). What the
+    /// trials showed says nothing about the finding, which stands as it was
+    /// found; nothing was reduced and nothing is called unconfirmed.
+    CouldNotRun,
 }
 
 /// `reduction.json`: what the reduction did.
@@ -79,8 +81,8 @@ impl ReductionReport {
                 "not reduced: the case did not show the finding again in {} re-runs",
                 self.trials
             ),
-            ReductionOutcome::ServerLost => format!(
-                "not reduced: the server went away during trial {} ({}); the finding stands as found",
+            ReductionOutcome::CouldNotRun => format!(
+                "not reduced: trial {} could not run ({}); the finding stands as found",
                 self.trials, self.stopped
             ),
             ReductionOutcome::ReducedDidNotReproduce => format!(

@@ -4,10 +4,12 @@
 //! reduced or replayed case runs exactly as the original did.
 
 use super::CaseError;
+use crate::driver::Interrupt;
 use crate::executor::{empty_history, ScheduleExecutor};
 use crate::io::ReproCase;
 use crate::setup::{worker_runtime, Environment, OracleInstance, Resolved, SetupError};
 use crate::target::{open_driver, CaseDb, ScratchDb};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use txlab_loader::CallError;
@@ -33,6 +35,17 @@ pub struct Evaluated {
 }
 
 impl Evaluated {
+    /// The server loss that makes this run say nothing about a finding:
+    /// one that cut a run short that did not show it (`shown`), or one the
+    /// server did not come back from. A crash finding that shows again with
+    /// the server back is a reproduction.
+    pub fn cut_short(&self, shown: bool) -> Option<&ServerLoss> {
+        self.history
+            .server_lost
+            .as_ref()
+            .filter(|loss| !shown || loss.back_after_ms.is_none())
+    }
+
     /// The finding `oracle` reported, or the vendor-permitted anomaly (which
     /// a `--strict` run counts as a finding), if it reported one.
     pub fn finding_of(&self, oracle: &str) -> Option<&Finding> {
@@ -76,6 +89,12 @@ pub struct CaseRunner<'a> {
     server_started: Option<i64>,
     /// The DBMS's version, read once when the runner opened.
     server_version: Option<String>,
+    /// The run's request to stop: a case in progress is cut short.
+    interrupt: Interrupt,
+    /// No wait for the server goes past this (a `--duration` run's end).
+    waits_end: Option<Instant>,
+    /// Set while the server does not answer (`Environment::silent`).
+    silent: Arc<AtomicBool>,
 }
 
 /// A case that could not run to its end, with what it recorded until then.
@@ -100,6 +119,21 @@ const SAME_START_SLACK_SECS: i64 = 2;
 /// One connection attempt while waiting for the server: a frozen server must
 /// not hold the wait past its timeout.
 const CONNECT_ATTEMPT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The pauses between connection attempts while waiting for the server:
+/// doubling from the first to the last.
+const RETRY_FIRST: Duration = Duration::from_millis(100);
+const RETRY_MAX: Duration = Duration::from_secs(2);
+
+/// What waiting for the server came to.
+enum Awaited {
+    /// It answered a new connection after this long (zero: at the first try).
+    Back(Duration),
+    /// It did not within the time allowed.
+    NotBack,
+    /// The run was asked to stop, or its end passed, first.
+    Stopped,
+}
 
 /// The first statement whose connection broke, with its error.
 fn first_lost_connection(history: &History) -> Option<(StatementRef, String)> {
@@ -158,16 +192,25 @@ impl<'a> CaseRunner<'a> {
                 env.limits,
                 setups[0].clone(),
                 env.settings,
+                env.interrupt.clone(),
             )?)
         } else {
             None
         };
-        let mut case_db = runtime.block_on(CaseDb::open(case_driver, &setups[0]))?;
+        let mut case_db = runtime.block_on(CaseDb::open(
+            case_driver,
+            &setups[0],
+            env.settings.deadlines,
+            env.interrupt.clone(),
+        ))?;
         runtime.block_on(case_db.preflight(setups))?;
-        let server_started = runtime.block_on(case_db.driver().server_started());
-        let server_version = runtime.block_on(case_db.driver().server_version());
+        let server_started = runtime.block_on(started_within(case_db.driver()));
+        let server_version = runtime.block_on(version_within(case_db.driver()));
         Ok(CaseRunner {
             server_version,
+            interrupt: env.interrupt.clone(),
+            waits_end: None,
+            silent: env.silent.clone(),
             reconnect_timeout: env.reconnect_timeout,
             server_started,
             resolved,
@@ -213,7 +256,10 @@ impl<'a> CaseRunner<'a> {
             .dialect
             .render_case(&prepared, &self.limits)
             .map_err(CaseError::Render)?;
-        let history = self.execute_surviving(&prepared, &rendered)?;
+        let history = match self.execute_surviving(&prepared, &rendered) {
+            Ok(history) => history,
+            Err(e) => return Err(self.after_failure(e)),
+        };
         let input = CheckInput {
             case: prepared,
             history,
@@ -222,6 +268,9 @@ impl<'a> CaseRunner<'a> {
         for (i, oracle) in self.oracles.iter_mut().enumerate() {
             if only.is_some_and(|o| o != oracle.name) {
                 continue;
+            }
+            if self.scratch.as_ref().is_some_and(ScratchDb::is_cut_off) {
+                break;
             }
             let verdict = match failed_prepare.iter().position(|(f, _)| *f == i) {
                 Some(at) => Err(failed_prepare.swap_remove(at).1),
@@ -238,6 +287,12 @@ impl<'a> CaseRunner<'a> {
                 oracle: oracle.name.clone(),
                 verdict,
             });
+        }
+        // A replay the server did not answer (or the stop) makes the case a
+        // tool error: the oracle's error or undecided verdict says nothing
+        // about the DBMS.
+        if let Some(cut_off) = self.scratch.as_mut().and_then(ScratchDb::take_cut_off) {
+            return Err(self.after_failure(CaseError::Target(cut_off)));
         }
         Ok(Evaluated {
             prepared: input.case,
@@ -264,7 +319,9 @@ impl<'a> CaseRunner<'a> {
                 Ok(history)
             }
             Err(failure) => {
-                if self.server_unchanged() {
+                // A server that did not answer in time is not a lost server:
+                // the case is a tool error, and the caller waits for it.
+                if failure.error.cut_off() || self.server_unchanged() {
                     return Err(failure.error);
                 }
                 let message = failure.error.to_string();
@@ -338,18 +395,112 @@ impl<'a> CaseRunner<'a> {
         self.env_settings.pace
     }
 
+    /// No wait for the server goes past `end` (a `--duration` run's end):
+    /// the run stops then rather than wait.
+    pub fn set_waits_end(&mut self, end: Option<Instant>) {
+        self.waits_end = end;
+    }
+
+    /// A failed case's error, after what it calls for: connections that
+    /// were cut off are dropped, and a server that did not answer is waited
+    /// for (up to the reconnect timeout) so that the next case does not fail
+    /// the same way at once.
+    fn after_failure(&mut self, error: CaseError) -> CaseError {
+        let error = error.lifted();
+        if !error.cut_off() {
+            return error;
+        }
+        self.case_db.discard();
+        if let Some(scratch) = &mut self.scratch {
+            scratch.reopen();
+        }
+        let CaseError::NoAnswer(no_answer) = error else {
+            return error;
+        };
+        tracing::warn!(target: "txlab::run", "{no_answer}; waiting up to {} for it", humantime::format_duration(self.reconnect_timeout));
+        self.silent.store(true, Ordering::SeqCst);
+        let started = Instant::now();
+        match self.await_server(self.reconnect_timeout) {
+            Awaited::Back(after) => {
+                self.silent.store(false, Ordering::SeqCst);
+                tracing::info!(target: "txlab::run", "the server answers again (after {:.1} s)", after.as_secs_f64());
+                if let Err(e) = self.runtime.block_on(self.case_db.reopen()) {
+                    tracing::warn!(target: "txlab::run", "could not reopen the case database: {e}");
+                }
+                CaseError::NoAnswer(no_answer)
+            }
+            Awaited::Stopped => CaseError::NoAnswer(no_answer),
+            Awaited::NotBack => CaseError::ServerSilent {
+                error: no_answer,
+                waited: started.elapsed(),
+            },
+        }
+    }
+
+    /// Tries new connections, with growing pauses, until the server answers
+    /// one, `timeout` passes, or the run stops (or its end passes).
+    fn await_server(&self, timeout: Duration) -> Awaited {
+        let started = Instant::now();
+        let give_up = started + timeout;
+        let stop_at = self.waits_end.map_or(give_up, |end| end.min(give_up));
+        let driver = self.case_db.driver();
+        let interrupt = &self.interrupt;
+        self.runtime.block_on(async {
+            let mut pause = RETRY_FIRST;
+            let mut first = true;
+            loop {
+                let left = stop_at.saturating_duration_since(Instant::now());
+                let attempt = tokio::time::timeout(
+                    CONNECT_ATTEMPT_TIMEOUT.min(left.max(Duration::from_millis(100))),
+                    driver.connect(),
+                );
+                match interrupt.or_stop(attempt).await {
+                    None => return Awaited::Stopped,
+                    Some(Ok(Ok(_))) if first => return Awaited::Back(Duration::ZERO),
+                    Some(Ok(Ok(_))) => return Awaited::Back(started.elapsed()),
+                    Some(_) => {}
+                }
+                first = false;
+                let now = Instant::now();
+                if now >= stop_at {
+                    return if now >= give_up {
+                        Awaited::NotBack
+                    } else {
+                        Awaited::Stopped
+                    };
+                }
+                let sleep = tokio::time::sleep(pause.min(stop_at - now));
+                if interrupt.or_stop(sleep).await.is_none() {
+                    return Awaited::Stopped;
+                }
+                pause = (pause * 2).min(RETRY_MAX);
+            }
+        })
+    }
+
+    /// Whether the server completes a new connection within `within`.
+    pub fn server_answers(&self, within: Duration) -> bool {
+        let driver = self.case_db.driver();
+        self.runtime
+            .block_on(async { tokio::time::timeout(within, driver.connect()).await })
+            .is_ok_and(|connected| connected.is_ok())
+    }
+
     /// Whether the server answers a new connection and has not restarted.
     fn server_unchanged(&self) -> bool {
         let driver = self.case_db.driver();
         let before = self.server_started;
+        let interrupt = &self.interrupt;
         self.runtime.block_on(async {
-            let connected = tokio::time::timeout(CONNECT_ATTEMPT_TIMEOUT, driver.connect())
+            let connect = tokio::time::timeout(CONNECT_ATTEMPT_TIMEOUT, driver.connect());
+            let connected = interrupt
+                .or_stop(connect)
                 .await
-                .is_ok_and(|c| c.is_ok());
+                .is_some_and(|c| c.is_ok_and(|c| c.is_ok()));
             if !connected {
                 return false;
             }
-            match (before, driver.server_started().await) {
+            match (before, started_within(driver).await) {
                 (Some(a), Some(b)) => (a - b).abs() <= SAME_START_SLACK_SECS,
                 _ => true,
             }
@@ -361,20 +512,11 @@ impl<'a> CaseRunner<'a> {
     fn recover(&mut self, at: Option<StatementRef>, message: String) -> ServerLoss {
         let started = Instant::now();
         let timeout = self.reconnect_timeout;
-        let driver = self.case_db.driver();
         tracing::warn!(target: "txlab::run", "lost the connection to the server ({message}); waiting up to {} for it", humantime::format_duration(timeout));
-        let back = self.runtime.block_on(async {
-            loop {
-                let attempt = tokio::time::timeout(CONNECT_ATTEMPT_TIMEOUT, driver.connect()).await;
-                if matches!(attempt, Ok(Ok(_))) {
-                    return Some(started.elapsed());
-                }
-                if started.elapsed() >= timeout {
-                    return None;
-                }
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-        });
+        let back = match self.await_server(timeout) {
+            Awaited::Back(after) => Some(after),
+            Awaited::NotBack | Awaited::Stopped => None,
+        };
         let mut loss = ServerLoss {
             at,
             message,
@@ -385,13 +527,9 @@ impl<'a> CaseRunner<'a> {
         let Some(back) = back else {
             return loss;
         };
-        // Connected at the first attempt: the server never refused one.
-        loss.back_after_ms = Some(if back < Duration::from_millis(200) {
-            0
-        } else {
-            back.as_millis() as u64
-        });
-        let now_started = self.runtime.block_on(driver.server_started());
+        // Zero: connected at the first attempt, the server never refused one.
+        loss.back_after_ms = Some(back.as_millis() as u64);
+        let now_started = self.runtime.block_on(started_within(self.case_db.driver()));
         loss.restarted = match (self.server_started, now_started) {
             (Some(a), Some(b)) => Some((a - b).abs() > SAME_START_SLACK_SECS),
             _ => None,
@@ -419,6 +557,7 @@ impl<'a> CaseRunner<'a> {
             settings.pace = settings.pace.max(Duration::from_millis(ms));
         }
         let read_final_state = self.needs.final_state;
+        let interrupt = self.interrupt.clone();
         let db = &mut self.case_db;
         self.runtime.block_on(async move {
             db.prepare(&dialect, case, rendered).await?;
@@ -432,6 +571,7 @@ impl<'a> CaseRunner<'a> {
                 settings,
                 monitor: db.monitor.as_ref(),
                 classifier: dialect.as_ref(),
+                interrupt,
             };
             let (history, sessions) = executor.run(case, rendered, sessions).await;
             db.give_back(sessions, &setups);
@@ -450,4 +590,28 @@ impl<'a> CaseRunner<'a> {
             Ok(history)
         })
     }
+}
+
+/// The server's version, or `None` when it does not say within the
+/// connection deadline and a second.
+async fn version_within(driver: &dyn crate::driver::Driver) -> Option<String> {
+    let deadline = crate::driver::CONNECT_DEADLINE + Duration::from_secs(1);
+    crate::driver::within(
+        deadline,
+        || "reading the server's version".into(),
+        driver.server_version(),
+    )
+    .await
+    .ok()
+    .flatten()
+}
+
+/// When the server started, or `None` when it does not say within the
+/// connection deadline and a second.
+async fn started_within(driver: &dyn crate::driver::Driver) -> Option<i64> {
+    let deadline = crate::driver::CONNECT_DEADLINE + Duration::from_secs(1);
+    tokio::time::timeout(deadline, driver.server_started())
+        .await
+        .ok()
+        .flatten()
 }

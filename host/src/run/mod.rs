@@ -164,9 +164,39 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     }
     tracing::info!(target: "txlab::run", "plugins ready for {workers} worker(s); seed {seed}");
 
-    let env = Environment::with_access(resolved, &options.server)?;
+    let interrupt = options
+        .interrupt
+        .clone()
+        .map(crate::driver::Interrupt::new)
+        .unwrap_or_default();
+    let env = Environment::with_access(resolved, &options.server)?.with_interrupt(interrupt);
     let setups = env.level_setups(resolved)?;
+    let reduce = (p.reduce.enabled && !options.no_reduce).then(|| p.reduce.settings());
+    // Every worker's databases are in place before the first case: a
+    // server that fails one worker's set-up stops the run before any case,
+    // rather than in the middle of the others' cases without a summary.
+    let mut workers = Vec::new();
+    for (id, (generator, oracles)) in plugins.into_iter().enumerate() {
+        let runner = CaseRunner::open(resolved, &env, id, &setups, oracles)?;
+        let server_version = runner.server_version().map(str::to_string);
+        workers.push(Worker {
+            resolved,
+            generator,
+            runner,
+            reduce,
+            run_ends: None,
+            strict: p.run.strict || options.strict,
+            server_version,
+        });
+    }
     tracing::info!(target: "txlab::run", "target ready: dialect {}", resolved.info.name);
+    // A run's duration counts from its first case, however long the
+    // set-up took.
+    let plan = self::plan(resolved, options);
+    for worker in &mut workers {
+        worker.run_ends = plan.ends();
+        worker.runner.set_waits_end(plan.ends());
+    }
     let run_dir = prepare_output(&out, seed)?;
     tracing::info!(target: "txlab::run", "running; output in {}", run_dir.display());
 
@@ -185,6 +215,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
             run_dir: run_dir.clone(),
             seed,
             shard: options.shard.map(|s| s.to_string()),
+            server_version: workers.first().and_then(|w| w.server_version.clone()),
             ..RunSummary::default()
         }),
         consecutive_errors: AtomicU64::new(0),
@@ -196,47 +227,40 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
         reductions: Mutex::new(BTreeMap::new()),
         max_reductions_per_kind: p.reduce.max_per_kind,
         reporting: options.reporting.clone(),
+        output_errors: Mutex::new(Vec::new()),
     });
     shared.refresh();
     let plan = Arc::new(plan);
     let started = Instant::now();
 
-    let reduce = (p.reduce.enabled && !options.no_reduce).then(|| p.reduce.settings());
     let cases_done = AtomicBool::new(false);
-    std::thread::scope(|scope| -> Result<(), SetupError> {
+    let workers = std::thread::scope(|scope| {
         // Off a terminal there is no bar: a line every `progress_every`.
         if !options.reporting.quiet && progress.is_hidden() {
             let (shared, plan, done) = (&shared, &plan, &cases_done);
             scope.spawn(move || shared.print_progress_lines(plan, started, done));
         }
         let mut handles = Vec::new();
-        for (id, (generator, oracles)) in plugins.into_iter().enumerate() {
-            let runner = CaseRunner::open(resolved, &env, id, &setups, oracles)?;
-            let server_version = runner.server_version().map(str::to_string);
-            if id == 0 {
-                shared.summary.lock().expect("lock").server_version = server_version.clone();
-            }
-            let mut worker = Worker {
-                resolved,
-                generator,
-                runner,
-                reduce,
-                run_ends: plan.ends(),
-                strict: p.run.strict || options.strict,
-                server_version,
-            };
+        for mut worker in workers {
             let shared = shared.clone();
             let plan = plan.clone();
-            handles.push(scope.spawn(move || worker.work(seed, &plan, &shared)));
+            handles.push(scope.spawn(move || {
+                worker.work(seed, &plan, &shared);
+                worker
+            }));
         }
+        let mut done = Vec::new();
         for h in handles {
-            if h.join().is_err() {
-                shared.stop("a worker stopped on an internal error (see the log above)".into());
+            match h.join() {
+                Ok(worker) => done.push(worker),
+                Err(_) => {
+                    shared.stop("a worker stopped on an internal error (see the log above)".into())
+                }
             }
         }
         cases_done.store(true, std::sync::atomic::Ordering::SeqCst);
-        Ok(())
-    })?;
+        done
+    });
     tracing::info!(target: "txlab::run", "cases done; writing the summary");
 
     progress.finish_and_clear();
@@ -245,10 +269,22 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     summary.stopped_early = shared.stop_reason.lock().expect("lock").take();
     summary.interrupted = shared.interrupted();
     summary.databases = env.created_databases();
+    let mut output_errors = std::mem::take(&mut *shared.output_errors.lock().expect("lock"));
+    if !output_errors.is_empty() {
+        summary.output_error = Some(output_errors.join("; "));
+    }
     let json = serde_json::to_string_pretty(&summary).unwrap_or_default();
     let path = run_dir.join("summary.json");
     if let Err(e) = crate::io::write_atomically(&path, json.as_bytes()) {
-        summary.output_error = Some(format!("cannot write {}: {e}", path.display()));
+        output_errors.push(format!("cannot write {}: {e}", path.display()));
+        summary.output_error = Some(output_errors.join("; "));
+    }
+    // Whether the server answers decides how long dropping the run's
+    // databases may take: a frozen server must not hold the exit.
+    if let Some(worker) = workers.first() {
+        let answers = worker.runner.server_answers(Duration::from_secs(1));
+        env.silent
+            .store(!answers, std::sync::atomic::Ordering::SeqCst);
     }
     // The run as a page, from the files just written.
     if let Err(e) = crate::io::html::write_index(&run_dir) {

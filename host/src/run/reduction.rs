@@ -4,8 +4,11 @@
 //! runner as the original case and asks the oracle that reported the finding;
 //! a candidate reproduces when that oracle reports a finding with the same
 //! signature (the kind of finding, without statement positions, which change
-//! as statements go). A candidate that fails with a tool error does not
-//! reproduce. The
+//! as statements go). A candidate that could not run for a reason outside
+//! it (the server went away or did not answer, the run was interrupted)
+//! stops the reduction: the outcome is `could_not_run` with that reason,
+//! never "did not reproduce"; one that failed in its own right (its
+//! rendering, say) does not reproduce. The
 //! reduced case is then run `confirm` more times, and the report says how
 //! often it reproduced, because concurrency findings can depend on timing.
 //!
@@ -55,33 +58,36 @@ pub fn reduce_finding(
 ) -> (ReductionReport, Option<Reduced>) {
     let started = Instant::now();
     let signature = finding.signature();
-    // Set when a trial lost the server without showing the finding: from
-    // then on no trial runs, and the reduction says so instead of calling
-    // the candidates non-reproducing.
-    let server_lost: Cell<Option<String>> = Cell::new(None);
+    // Set when a trial could not run: from then on no trial runs, and the
+    // reduction says so instead of calling the candidates non-reproducing.
+    let could_not_run: Cell<Option<String>> = Cell::new(None);
+    // Trials that ran, up to the one that could not.
+    let ran = Cell::new(0usize);
     let judge = |runner: &mut CaseRunner<'_>, case: &TestCase| -> Option<Evaluated> {
-        if let Some(loss) = server_lost.take() {
-            server_lost.set(Some(loss));
+        if let Some(reason) = could_not_run.take() {
+            could_not_run.set(Some(reason));
             return None;
         }
-        match runner.evaluate(case, Some(oracle)) {
-            Ok(e)
-                if e.finding_of(oracle)
-                    .is_some_and(|f| f.signature() == signature) =>
-            {
-                Some(e)
-            }
-            Ok(e) => {
-                if let Some(loss) = &e.history.server_lost {
-                    server_lost.set(Some(loss.to_string()));
-                }
-                None
+        ran.set(ran.get() + 1);
+        let e = match runner.evaluate(case, Some(oracle)) {
+            Ok(e) => e,
+            Err(e) if e.outside_the_case() => {
+                could_not_run.set(Some(e.to_string()));
+                return None;
             }
             Err(e) => {
                 tracing::debug!(target: "txlab::reduce", "a candidate failed with a tool error: {e}");
-                None
+                return None;
             }
+        };
+        let shown = e
+            .finding_of(oracle)
+            .is_some_and(|f| f.signature() == signature);
+        if let Some(loss) = e.cut_short(shown) {
+            could_not_run.set(Some(loss.to_string()));
+            return None;
         }
+        shown.then_some(e)
     };
     let mut report = ReductionReport {
         oracle: oracle.to_string(),
@@ -120,9 +126,10 @@ pub fn reduce_finding(
     }
     if !shown {
         runner.set_pace(run_pace);
-        if let Some(loss) = server_lost.take() {
-            report.outcome = ReductionOutcome::ServerLost;
-            report.stopped = loss;
+        if let Some(reason) = could_not_run.take() {
+            report.outcome = ReductionOutcome::CouldNotRun;
+            report.trials = ran.get();
+            report.stopped = reason;
         }
         report.elapsed_secs = started.elapsed().as_secs_f64();
         return (report, None);
@@ -156,10 +163,10 @@ pub fn reduce_finding(
         }
     }
     runner.set_pace(run_pace);
-    if let Some(loss) = server_lost.take() {
-        report.outcome = ReductionOutcome::ServerLost;
-        report.trials += reduction.trials;
-        report.stopped = loss;
+    if let Some(reason) = could_not_run.take() {
+        report.outcome = ReductionOutcome::CouldNotRun;
+        report.trials = ran.get();
+        report.stopped = reason;
         report.elapsed_secs = started.elapsed().as_secs_f64();
         return (report, None);
     }

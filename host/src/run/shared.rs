@@ -2,7 +2,7 @@
 //! tallies, the logs and the progress bar. Each case's result is recorded
 //! here, once, under one lock.
 
-use super::summary::{reason_key, RunSummary};
+use super::summary::{error_key, reason_key, RunSummary};
 use super::worker::CaseResult;
 use super::CaseError;
 use indicatif::ProgressBar;
@@ -29,6 +29,8 @@ pub(super) struct Shared {
     pub(super) reductions: Mutex<BTreeMap<(String, String), u32>>,
     pub(super) max_reductions_per_kind: u32,
     pub(super) reporting: super::Reporting,
+    /// What of the run's output could not be written (a full disk).
+    pub(super) output_errors: Mutex<Vec<String>>,
 }
 
 impl Shared {
@@ -38,6 +40,15 @@ impl Shared {
             *r = Some(reason);
         }
         self.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// Part of the run's output could not be written: the run stops, since
+    /// what it finds next could not be kept either, and the summary and the
+    /// exit code say so.
+    pub(super) fn output_failed(&self, what: String) {
+        tracing::error!(target: "txlab::run", "{what}");
+        self.stop(format!("the run's output cannot be written: {what}"));
+        self.output_errors.lock().expect("lock").push(what);
     }
 
     pub(super) fn stopped(&self) -> bool {
@@ -161,11 +172,15 @@ impl Shared {
             oracle,
             text: LogText::Error { error },
         };
-        let _ = self
+        let written = self
             .errors_log
             .lock()
             .expect("lock")
             .write_all(line.to_json().as_bytes());
+        if let Err(e) = written {
+            let path = self.run_dir.join("errors.log");
+            self.output_failed(format!("cannot write {}: {e}", path.display()));
+        }
     }
 
     /// Counts one case, writes its log lines, and stops the run after too
@@ -222,6 +237,10 @@ impl Shared {
                 if r.judged == 0 {
                     // Every oracle failed: the case could not be judged.
                     s.errors += 1;
+                    if let Some((oracle, e)) = r.oracle_errors.last() {
+                        let key = error_key(&format!("oracle `{oracle}` failed: {e}"));
+                        *s.error_reasons.entry(key).or_default() += 1;
+                    }
                 } else if !r.findings.is_empty() {
                     s.cases_with_findings += 1;
                     s.findings += r.findings.len() as u64;
@@ -241,6 +260,7 @@ impl Shared {
                 } else if !r.undecided.is_empty() {
                     s.undecided += 1;
                     let mut log = self.undecided_log.lock().expect("lock");
+                    let mut failed = None;
                     for (oracle, reason) in &r.undecided {
                         let group = reason_key(&format!("{oracle}: {reason}"));
                         *s.undecided_reasons.entry(group.clone()).or_default() += 1;
@@ -253,7 +273,14 @@ impl Shared {
                             oracle: Some(oracle),
                             text: LogText::Reason { reason, group },
                         };
-                        let _ = log.write_all(line.to_json().as_bytes());
+                        if let Err(e) = log.write_all(line.to_json().as_bytes()) {
+                            failed = Some(e);
+                        }
+                    }
+                    drop(log);
+                    if let Some(e) = failed {
+                        let path = self.run_dir.join("undecided.log");
+                        self.output_failed(format!("cannot write {}: {e}", path.display()));
                     }
                 } else {
                     s.passed += 1;
@@ -263,7 +290,9 @@ impl Shared {
             }
             Err(e) => {
                 s.errors += 1;
-                self.log_error(seed, request, None, &e.to_string());
+                let text = e.to_string();
+                *s.error_reasons.entry(error_key(&text)).or_default() += 1;
+                self.log_error(seed, request, None, &text);
                 true
             }
         };

@@ -71,6 +71,11 @@ pub struct RunSummary {
     /// Cases that could not be judged: a tool error, or every oracle failed
     /// (see errors.log).
     pub errors: u64,
+    /// Those cases by what went wrong (the error's first clause, at most
+    /// 160 characters): "the server did not answer within 5s (the
+    /// lock-wait probe)".
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub error_reasons: BTreeMap<String, u64>,
     /// Oracle failures (an error or a panic in `prepare` or `check`) by
     /// oracle: each cost only that oracle's verdict on its case.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -223,6 +228,16 @@ pub(super) fn reason_key(reason: &str) -> String {
     }
 }
 
+/// Groups tool errors for the summary: the text up to the first `;` or
+/// line break, at most 160 characters.
+pub(super) fn error_key(error: &str) -> String {
+    let first = error.split([';', '\n']).next().unwrap_or_default().trim();
+    match first.char_indices().nth(160) {
+        Some((end, _)) => format!("{}…", first[..end].trim_end()),
+        None => first.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,5 +339,14 @@ mod tests {
             "txcheck: T. (UPDATE) checked keys on the latest data"
         );
         assert_eq!(reason_key("plain"), "plain");
+    }
+
+    #[test]
+    fn tool_errors_group_by_their_first_clause() {
+        assert_eq!(
+            error_key("the server did not answer within 5s (the lock-wait probe); it did not answer a new connection for 1m either"),
+            "the server did not answer within 5s (the lock-wait probe)"
+        );
+        assert_eq!(error_key(&"x".repeat(200)).chars().count(), 161);
     }
 }

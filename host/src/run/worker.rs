@@ -14,6 +14,10 @@ use std::time::Instant;
 use txlab_loader::{CallError, GeneratorHandle};
 use txlab_plugin_api::ir::*;
 
+/// Why a run that was asked to stop stopped.
+const INTERRUPTED: &str =
+    "interrupted: the statements in flight were cancelled, and the cases they belonged to not counted";
+
 pub(super) struct Worker<'a> {
     pub(super) resolved: &'a Resolved<'a>,
     pub(super) generator: GeneratorHandle,
@@ -62,9 +66,7 @@ impl Worker<'_> {
     pub(super) fn work(&mut self, seed: u64, plan: &Plan, shared: &Shared) {
         loop {
             if shared.interrupted() {
-                shared.stop(
-                    "interrupted (Ctrl-C); the cases in progress were finished and counted".into(),
-                );
+                shared.stop(INTERRUPTED.into());
             }
             if shared.stopped() {
                 break;
@@ -77,6 +79,23 @@ impl Worker<'_> {
             }
             let request = CaseRequest::new(seed, plan.index(taken));
             let result = self.run_case(request, shared);
+            match &result {
+                // Cut short by the stop: not a result of the DBMS, not counted.
+                Err(e) if e.is_interrupted() => {
+                    shared.stop(INTERRUPTED.into());
+                    break;
+                }
+                Err(e @ CaseError::ServerSilent { .. }) => {
+                    shared.stop(format!("case {}: {e}", request.index));
+                }
+                Err(CaseError::WriteFinding(e)) => {
+                    shared.output_failed(format!(
+                        "case {}: cannot write a finding: {e}",
+                        request.index
+                    ));
+                }
+                _ => {}
+            }
             shared.record(seed, request, &result);
             shared.progress.inc(1);
             shared.refresh();
@@ -200,6 +219,10 @@ impl Worker<'_> {
                         Some("not reduced: the run was interrupted".into());
                     continue;
                 }
+                if shared.stopped() {
+                    result.findings[i].reduction = Some("not reduced: the run stopped".into());
+                    continue;
+                }
                 let dir = result.findings[i].dir.clone();
                 let report = reduce_and_write(
                     &mut self.runner,
@@ -213,8 +236,11 @@ impl Worker<'_> {
                 let summary = match &report {
                     Ok(report) => report.summary(),
                     Err(e) => {
-                        tracing::warn!(target: "txlab::run", "the reduction of {} failed: {e}", dir.display());
-                        format!("the reduction failed: {e}")
+                        shared.output_failed(format!(
+                            "cannot write the reduction of {}: {e}",
+                            dir.display()
+                        ));
+                        format!("the reduction could not be written: {e}")
                     }
                 };
                 result.findings[i].reduction = Some(summary);

@@ -2,12 +2,13 @@
 
 use super::{Resolved, SetupError};
 use crate::driver::{
-    login, redact_url, url_without_password, DriverKind, Login, PasswordSources, ServerKind,
-    Timeouts,
+    login, redact_url, url_without_password, within, DriverKind, Interrupt, Login, PasswordSources,
+    ServerKind, Timeouts, CONNECT_DEADLINE,
 };
 use crate::executor::ExecutorSettings;
 use crate::target::{clean_command, sqlite_dir, RunDirGuard, ServerDatabases, TargetLocation};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use txlab_plugin_api::ir::*;
@@ -25,6 +26,12 @@ pub struct Environment {
     pub reconnect_timeout: Duration,
     /// For set-up and clean-up; each worker has a runtime of its own.
     pub runtime: Arc<tokio::runtime::Runtime>,
+    /// The run's request to stop: whatever waits for the server gives up.
+    pub interrupt: Interrupt,
+    /// Set while the server does not answer (a worker's request passed its
+    /// deadline and no connection succeeded since, or a new connection did
+    /// not at the run's end): the clean-up then tries only briefly.
+    pub silent: Arc<AtomicBool>,
 }
 
 /// A runtime on the calling thread: a worker's executor, its sessions and
@@ -171,17 +178,20 @@ impl Environment {
         let runtime = worker_runtime()?;
         let (location, temp_dir) = target_location(resolved, access)?;
         let e = &resolved.pipeline.pipeline.executor;
+        let timeouts = Timeouts {
+            statement: e.statement_timeout.0,
+            lock_wait: e.lock_wait_timeout.0,
+        };
+        let silent = Arc::new(AtomicBool::new(false));
         Ok(Environment {
             _cleanup: Cleanup {
                 location: location.clone(),
                 runtime: runtime.clone(),
+                silent: silent.clone(),
             },
             _temp_dir: temp_dir,
             location,
-            timeouts: Timeouts {
-                statement: e.statement_timeout.0,
-                lock_wait: e.lock_wait_timeout.0,
-            },
+            timeouts,
             settings: ExecutorSettings {
                 probe_interval: e.probe_interval.0,
                 block_timeout: e.block_timeout.0,
@@ -191,11 +201,20 @@ impl Environment {
                     + e.lock_wait_timeout.0
                     + Duration::from_secs(2),
                 pace: e.pace.0,
+                deadlines: timeouts.deadlines(),
             },
             limits: e.session_limits(),
             reconnect_timeout: resolved.pipeline.pipeline.run.reconnect_timeout.0,
             runtime,
+            interrupt: Interrupt::default(),
+            silent,
         })
+    }
+
+    /// The run's request to stop, for everything that waits on the server.
+    pub fn with_interrupt(mut self, interrupt: Interrupt) -> Self {
+        self.interrupt = interrupt;
+        self
     }
 
     /// The server databases the run created so far (none on SQLite).
@@ -211,24 +230,51 @@ impl Environment {
 struct Cleanup {
     location: TargetLocation,
     runtime: Arc<tokio::runtime::Runtime>,
+    silent: Arc<AtomicBool>,
+}
+
+/// How long dropping `n` databases may take: a connection's deadline and a
+/// second per database; when the server did not answer at the run's end,
+/// less.
+fn drop_deadline(n: usize, hurry: bool) -> Duration {
+    let n = n as u32;
+    if hurry {
+        Duration::from_secs(2) + Duration::from_millis(100) * n
+    } else {
+        CONNECT_DEADLINE + Duration::from_secs(1) * n
+    }
 }
 
 impl Drop for Cleanup {
     fn drop(&mut self) {
-        if let TargetLocation::Server(server) = &self.location {
-            let problems = self.runtime.block_on(server.drop_created());
-            for problem in &problems {
-                tracing::warn!(target: "txlab::run", "could not remove a database of this run: {problem}");
+        let TargetLocation::Server(server) = &self.location else {
+            return;
+        };
+        let names = server.undropped();
+        let deadline = drop_deadline(names.len(), self.silent.load(Ordering::SeqCst));
+        let dropping = within(
+            deadline,
+            || "dropping the run's databases".into(),
+            server.drop_created(),
+        );
+        match self.runtime.block_on(dropping) {
+            Ok(problems) => {
+                for problem in problems {
+                    tracing::warn!(target: "txlab::run", "could not remove a database of this run: {problem}");
+                }
             }
-            let left = server.leftovers();
-            if !left.names.is_empty() {
-                // Not a log line: the user must see it whatever the log level.
-                use std::io::Write as _;
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "warning: the run could not drop its databases; {left}"
-                );
+            Err(no_answer) => {
+                tracing::warn!(target: "txlab::run", "could not remove the databases of this run: {no_answer}");
             }
+        }
+        let left = server.leftovers();
+        if !left.names.is_empty() {
+            // Not a log line: the user must see it whatever the log level.
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "warning: the run could not drop its databases; {left}"
+            );
         }
     }
 }

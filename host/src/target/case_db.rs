@@ -2,8 +2,8 @@
 //! across cases.
 
 use super::install::{apply_setup, install, read_tables};
-use super::TargetError;
-use crate::driver::{Driver, Monitor, Session};
+use super::{bounded, TargetError};
+use crate::driver::{Deadlines, Driver, Interrupt, Monitor, Session};
 use txlab_loader::DialectHandle;
 use txlab_plugin_api::ir::*;
 
@@ -13,7 +13,10 @@ pub(super) struct Pooled {
     pub(super) setup: Option<SessionSetup>,
 }
 
-/// A worker's database for running cases.
+/// A worker's database for running cases. Every operation on the server
+/// runs within a deadline (`Deadlines::statement`) and gives up when the run
+/// is asked to stop; after either, the connections are dropped and opened
+/// again before the next case.
 pub struct CaseDb {
     driver: Box<dyn Driver>,
     pub monitor: Box<dyn Monitor>,
@@ -21,6 +24,10 @@ pub struct CaseDb {
     admin_setup: SessionSetup,
     pool: Vec<Pooled>,
     schema: Option<Schema>,
+    deadlines: Deadlines,
+    interrupt: Interrupt,
+    /// An operation was cut off: the connections are in no known state.
+    stale: bool,
 }
 
 impl CaseDb {
@@ -29,10 +36,18 @@ impl CaseDb {
     pub async fn open(
         driver: Box<dyn Driver>,
         admin_setup: &SessionSetup,
+        deadlines: Deadlines,
+        interrupt: Interrupt,
     ) -> Result<CaseDb, TargetError> {
         let monitor = driver.monitor().await?;
         let mut admin = driver.connect().await?;
-        apply_setup(admin.as_mut(), admin_setup).await?;
+        bounded(
+            deadlines.statement,
+            &interrupt,
+            "setting up a session",
+            apply_setup(admin.as_mut(), admin_setup),
+        )
+        .await?;
         Ok(CaseDb {
             driver,
             monitor,
@@ -40,6 +55,9 @@ impl CaseDb {
             admin_setup: admin_setup.clone(),
             pool: Vec::new(),
             schema: None,
+            deadlines,
+            interrupt,
+            stale: false,
         })
     }
 
@@ -47,16 +65,50 @@ impl CaseDb {
         self.driver.as_ref()
     }
 
+    /// Notes that `result` cut an operation off: the kept sessions are
+    /// dropped at once (closing their connections), the monitor and the
+    /// loading session before the next case.
+    fn check<T>(&mut self, result: Result<T, TargetError>) -> Result<T, TargetError> {
+        if let Err(e) = &result {
+            if e.left_connection_unusable() {
+                self.discard();
+            }
+        }
+        result
+    }
+
+    /// Forgets every connection: the server did not answer, or the case was
+    /// cut off; the next case connects afresh.
+    pub fn discard(&mut self) {
+        self.stale = true;
+        self.pool.clear();
+        self.schema = None;
+    }
+
+    /// A new session, unless the run is asked to stop first.
+    async fn connect(&self) -> Result<Box<dyn Session>, TargetError> {
+        match self.interrupt.or_stop(self.driver.connect()).await {
+            None => Err(TargetError::Interrupted),
+            Some(connected) => Ok(connected?),
+        }
+    }
+
     /// Connects again after the server went away: a new monitor and loading
     /// session, no kept sessions, and tables installed afresh for the next case.
     pub async fn reopen(&mut self) -> Result<(), TargetError> {
-        let monitor = self.driver.monitor().await?;
-        let mut admin = self.driver.connect().await?;
-        apply_setup(admin.as_mut(), &self.admin_setup).await?;
+        let monitor = match self.interrupt.or_stop(self.driver.monitor()).await {
+            None => return Err(TargetError::Interrupted),
+            Some(monitor) => monitor?,
+        };
+        let mut admin = self.connect().await?;
+        let setup = apply_setup(admin.as_mut(), &self.admin_setup);
+        let (deadline, interrupt) = (self.deadlines.statement, self.interrupt.clone());
+        bounded(deadline, &interrupt, "setting up a session", setup).await?;
         self.monitor = monitor;
         self.admin = admin;
         self.pool.clear();
         self.schema = None;
+        self.stale = false;
         Ok(())
     }
 
@@ -66,14 +118,19 @@ impl CaseDb {
         case: &TestCase,
         rendered: &RenderedCase,
     ) -> Result<(), TargetError> {
-        install(
+        if self.stale {
+            self.reopen().await?;
+        }
+        let (deadline, interrupt) = (self.deadlines.statement, self.interrupt.clone());
+        let reset = install(
             self.admin.as_mut(),
             dialect,
             &mut self.schema,
             &case.schema,
             rendered,
-        )
-        .await
+        );
+        let result = bounded(deadline, &interrupt, "resetting the case's tables", reset).await;
+        self.check(result)
     }
 
     /// Sessions set up as asked, one per entry, reusing those of earlier cases;
@@ -83,11 +140,14 @@ impl CaseDb {
         setups: &[SessionSetup],
     ) -> Result<Vec<Box<dyn Session>>, TargetError> {
         while self.pool.len() < setups.len() {
+            let session = self.connect().await;
+            let session = self.check(session)?;
             self.pool.push(Pooled {
-                session: self.driver.connect().await?,
+                session,
                 setup: None,
             });
         }
+        let (deadline, interrupt) = (self.deadlines.statement, self.interrupt.clone());
         let mut out = Vec::with_capacity(setups.len());
         for (mut pooled, setup) in self
             .pool
@@ -97,7 +157,9 @@ impl CaseDb {
             .zip(setups)
         {
             if pooled.setup.as_ref() != Some(setup) {
-                apply_setup(pooled.session.as_mut(), setup).await?;
+                let set_up = apply_setup(pooled.session.as_mut(), setup);
+                let result = bounded(deadline, &interrupt, "setting up a session", set_up).await;
+                self.check(result)?;
             }
             out.push(pooled.session);
         }
@@ -121,8 +183,10 @@ impl CaseDb {
     /// server does not accept stops the run before any case.
     pub async fn preflight(&mut self, setups: &[SessionSetup]) -> Result<(), TargetError> {
         let mut session = self.driver.connect().await?;
+        let (deadline, interrupt) = (self.deadlines.statement, self.interrupt.clone());
         for setup in setups {
-            apply_setup(session.as_mut(), setup).await?;
+            let set_up = apply_setup(session.as_mut(), setup);
+            bounded(deadline, &interrupt, "setting up a session", set_up).await?;
         }
         self.pool.push(Pooled {
             session,
@@ -132,6 +196,9 @@ impl CaseDb {
     }
 
     pub async fn read_state(&mut self, rendered: &RenderedCase) -> Result<DbState, TargetError> {
-        read_tables(self.admin.as_mut(), &rendered.read_state).await
+        let (deadline, interrupt) = (self.deadlines.statement, self.interrupt.clone());
+        let read = read_tables(self.admin.as_mut(), &rendered.read_state);
+        let result = bounded(deadline, &interrupt, "reading the final state", read).await;
+        self.check(result)
     }
 }

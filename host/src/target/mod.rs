@@ -18,12 +18,14 @@ pub use servers::ServerDatabases;
 pub use sqlite_dir::{sqlite_dir, RunDirGuard, MARK_FILE, RUN_DIR_PREFIX};
 
 use crate::driver::{
-    Driver, DriverError, DriverKind, LockProbeSpec, MysqlDriver, PostgresDriver, QueryResult,
-    ServerKind, SqliteDriver, SqliteOptions, Timeouts, UnknownDriver,
+    within, Driver, DriverError, DriverKind, Interrupt, LockProbeSpec, MysqlDriver, NoAnswer,
+    PostgresDriver, QueryResult, ServerKind, SqliteDriver, SqliteOptions, Timeouts, UnknownDriver,
 };
 use crate::executor::{success_outcome, ErrorClassifier};
+use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 use txlab_loader::{CallError, DialectHandle};
 use txlab_plugin_api::ir::*;
 
@@ -56,6 +58,44 @@ pub enum TargetError {
         expect: String,
         explain: String,
     },
+    /// The server did not answer in time: frozen or unreachable.
+    #[error(transparent)]
+    NoAnswer(#[from] NoAnswer),
+    /// The run was asked to stop while the host waited for the server.
+    #[error("the run was interrupted while waiting for the server")]
+    Interrupted,
+}
+
+impl TargetError {
+    /// The server did not answer, or the run stopped while it waited: the
+    /// connection that was asked is in no known state and must not be used
+    /// again.
+    pub fn left_connection_unusable(&self) -> bool {
+        matches!(
+            self,
+            TargetError::NoAnswer(_)
+                | TargetError::Interrupted
+                | TargetError::Driver(DriverError::Handshake { .. })
+        )
+    }
+}
+
+/// `work` (an operation on the server) within `deadline`, given up when the
+/// run is asked to stop; `what` names it in the error.
+pub async fn bounded<T>(
+    deadline: Duration,
+    interrupt: &Interrupt,
+    what: &str,
+    work: impl Future<Output = Result<T, TargetError>>,
+) -> Result<T, TargetError> {
+    match interrupt
+        .or_stop(within(deadline, || what.to_string(), work))
+        .await
+    {
+        None => Err(TargetError::Interrupted),
+        Some(Err(no_answer)) => Err(no_answer.into()),
+        Some(Ok(result)) => result,
+    }
 }
 
 /// Where the databases of a run live.
@@ -93,6 +133,10 @@ pub async fn open_driver(
         probe: info.lock_probe.clone(),
         reader: dialect.clone(),
     };
+    // Creating a database may wait for the server's other work; a frozen
+    // server must not hold the run's start.
+    let deadline = timeouts.deadlines().statement;
+    let creating = || "creating the run's database".to_string();
     match (kind, location) {
         (DriverKind::Sqlite, TargetLocation::SqliteDir(dir)) => {
             Ok(Box::new(SqliteDriver::open(SqliteOptions {
@@ -103,7 +147,7 @@ pub async fn open_driver(
         (DriverKind::Server(ServerKind::Mysql), TargetLocation::Server(server))
             if server.kind == ServerKind::Mysql =>
         {
-            let db = server.create(name).await?;
+            let db = within(deadline, creating, server.create(name)).await??;
             Ok(Box::new(MysqlDriver::new(
                 server.url(),
                 &db,
@@ -114,7 +158,7 @@ pub async fn open_driver(
         (DriverKind::Server(ServerKind::Postgres), TargetLocation::Server(server))
             if server.kind == ServerKind::Postgres =>
         {
-            let db = server.create(name).await?;
+            let db = within(deadline, creating, server.create(name)).await??;
             Ok(Box::new(PostgresDriver::new(
                 server.url(),
                 &db,

@@ -2,10 +2,11 @@
 
 use super::case_db::Pooled;
 use super::install::{apply_setup, install, read_tables};
-use super::{to_outcome, TargetError};
-use crate::driver::{Driver, Monitor, Session};
-use crate::executor::{ExecutorSettings, ScheduleExecutor};
+use super::{bounded, to_outcome, TargetError};
+use crate::driver::{Driver, Interrupt, Monitor, Session};
+use crate::executor::{ExecError, ExecutorSettings, ScheduleExecutor};
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::Arc;
 use tokio::runtime::Runtime;
 use txlab_loader::DialectHandle;
@@ -14,6 +15,10 @@ use txlab_plugin_api::sdk::{HostDb, PluginError};
 
 /// The scratch database oracles replay on. Its methods block on the worker's
 /// runtime, so it is used from the worker thread, never from async code.
+/// Every request runs within the run's deadline and gives up when the run is
+/// asked to stop; then every connection is dropped, and the failure is kept
+/// for the case runner ([`ScratchDb::take_cut_off`]): the oracle sees an
+/// error, the case becomes a tool error.
 pub struct ScratchDb {
     runtime: Arc<Runtime>,
     driver: Box<dyn Driver>,
@@ -32,6 +37,9 @@ pub struct ScratchDb {
     settings: ExecutorSettings,
     /// The lock-wait probe of `RunCase`, opened at its first use.
     monitor: Option<Box<dyn Monitor>>,
+    interrupt: Interrupt,
+    /// The request the server did not answer in time, or the stop.
+    cut_off: Option<TargetError>,
 }
 
 /// A case with only a schema and rows: what a reset renders.
@@ -56,6 +64,7 @@ impl ScratchDb {
         limits: SessionLimits,
         admin_setup: SessionSetup,
         settings: ExecutorSettings,
+        interrupt: Interrupt,
     ) -> Result<Self, TargetError> {
         let control = dialect
             .render_case(&tables_only(Schema::default(), Vec::new()), &limits)?
@@ -75,6 +84,41 @@ impl ScratchDb {
             control,
             settings,
             monitor: None,
+            interrupt,
+            cut_off: None,
+        })
+    }
+
+    /// What cut a request off since the last call: the server did not
+    /// answer in time, or the run is stopping.
+    pub fn take_cut_off(&mut self) -> Option<TargetError> {
+        self.cut_off.take()
+    }
+
+    pub fn is_cut_off(&self) -> bool {
+        self.cut_off.is_some()
+    }
+
+    /// How to wait for the server, copied out so that the work may borrow
+    /// the database's fields.
+    fn waiter(&self) -> Waiter {
+        Waiter {
+            runtime: self.runtime.clone(),
+            deadline: self.settings.deadlines.statement,
+            interrupt: self.interrupt.clone(),
+        }
+    }
+
+    /// The error an oracle sees; a request cut off forgets every connection
+    /// and is remembered for the case runner.
+    fn settle<T>(&mut self, result: Result<T, TargetError>) -> Result<T, PluginError> {
+        result.map_err(|e| {
+            let text = PluginError::host(format!("scratch database: {e}"));
+            if e.left_connection_unusable() {
+                self.reopen();
+                self.cut_off = Some(e);
+            }
+            text
         })
     }
 
@@ -101,15 +145,12 @@ impl ScratchDb {
         if self.admin.is_none() {
             let setup = &self.admin_setup;
             let driver = &self.driver;
-            let s = self
-                .runtime
-                .block_on(async {
-                    let mut s = driver.connect().await?;
-                    apply_setup(s.as_mut(), setup).await?;
-                    Ok::<_, TargetError>(s)
-                })
-                .map_err(|e| PluginError::host(e.to_string()))?;
-            self.admin = Some(s);
+            let connected = self.waiter().block("setting up a session", async {
+                let mut s = driver.connect().await?;
+                apply_setup(s.as_mut(), setup).await?;
+                Ok(s)
+            });
+            self.admin = Some(self.settle(connected)?);
         }
         Ok(self.admin.as_mut().expect("just connected"))
     }
@@ -122,46 +163,49 @@ impl ScratchDb {
             .map_err(|e| PluginError::host(e.to_string()))?;
         let dialect = self.dialect.clone();
         let mut previous = self.schema.take();
-        let runtime = self.runtime.clone();
+        let waiter = self.waiter();
         let admin = self.admin()?;
-        let result = runtime.block_on(install(
-            admin.as_mut(),
-            &dialect,
-            &mut previous,
-            &schema,
-            &rendered,
-        ));
+        let result = waiter.block(
+            "resetting the scratch tables",
+            install(admin.as_mut(), &dialect, &mut previous, &schema, &rendered),
+        );
         self.schema = previous;
-        result.map_err(|e| PluginError::host(format!("scratch database: {e}")))?;
+        self.settle(result)?;
         self.rendered = Some(rendered);
         Ok(())
     }
 
+    /// A kept session set up as `setup`, or a new one.
+    fn session(&mut self, setup: &SessionSetup) -> Result<Pooled, PluginError> {
+        let waiter = self.waiter();
+        let idle = self.idle.pop();
+        let driver = &self.driver;
+        let result = waiter.block("setting up a session", async {
+            let mut pooled = match idle {
+                Some(p) => p,
+                None => Pooled {
+                    session: driver.connect().await?,
+                    setup: None,
+                },
+            };
+            if pooled.setup.as_ref() != Some(setup) {
+                apply_setup(pooled.session.as_mut(), setup).await?;
+                pooled.setup = Some(setup.clone());
+            }
+            Ok(pooled)
+        });
+        self.settle(result)
+    }
+
     fn open(&mut self, isolation: IsolationLevel) -> Result<u32, PluginError> {
-        let host = |e: &dyn std::fmt::Display| PluginError::host(format!("scratch database: {e}"));
         let setup = self
             .dialect
             .session_setup(&SessionRequest {
                 isolation,
                 limits: self.limits,
             })
-            .map_err(|e| host(&e))?;
-        let mut pooled = match self.idle.pop() {
-            Some(p) => p,
-            None => Pooled {
-                session: self
-                    .runtime
-                    .block_on(self.driver.connect())
-                    .map_err(|e| host(&e))?,
-                setup: None,
-            },
-        };
-        if pooled.setup.as_ref() != Some(&setup) {
-            self.runtime
-                .block_on(apply_setup(pooled.session.as_mut(), &setup))
-                .map_err(|e| host(&e))?;
-            pooled.setup = Some(setup);
-        }
+            .map_err(|e| PluginError::host(format!("scratch database: {e}")))?;
+        let pooled = self.session(&setup)?;
         let id = self.next_id;
         self.next_id += 1;
         self.sessions.insert(id, (pooled, isolation));
@@ -172,6 +216,7 @@ impl ScratchDb {
         let schema = self.schema.clone().ok_or_else(|| {
             PluginError::host("execute before reset: the scratch database has no tables")
         })?;
+        let waiter = self.waiter();
         let (pooled, isolation) = self
             .sessions
             .get_mut(&id)
@@ -185,7 +230,10 @@ impl ScratchDb {
                 statement: statement.clone(),
             })
             .map_err(|e| PluginError::host(e.to_string()))?;
-        let result = self.runtime.block_on(session.execute(&sql));
+        let result = waiter.block("a statement of the oracle's replay", async {
+            Ok(session.execute(&sql).await)
+        });
+        let result = self.settle(result)?;
         to_outcome(result, &statement, self.dialect.as_ref())
             .map_err(|e| PluginError::host(e.to_string()))
     }
@@ -197,11 +245,13 @@ impl ScratchDb {
             .ok_or_else(|| PluginError::host("read_state before reset"))?
             .read_state
             .clone();
-        let runtime = self.runtime.clone();
+        let waiter = self.waiter();
         let admin = self.admin()?;
-        runtime
-            .block_on(read_tables(admin.as_mut(), &queries))
-            .map_err(|e| PluginError::host(format!("scratch database: {e}")))
+        let result = waiter.block(
+            "reading the scratch tables",
+            read_tables(admin.as_mut(), &queries),
+        );
+        self.settle(result)
     }
 
     /// Runs a whole case concurrently, as the worker runs its cases: tables
@@ -217,25 +267,28 @@ impl ScratchDb {
             .render_case(&case, &self.limits)
             .map_err(|e| PluginError::invalid_input(e.to_string()))?;
         if self.monitor.is_none() {
-            let monitor = self
-                .runtime
-                .block_on(self.driver.monitor())
-                .map_err(|e| host(&e))?;
-            self.monitor = Some(monitor);
+            let driver = &self.driver;
+            let monitor = self.waiter().block("opening the lock-wait monitor", async {
+                Ok(driver.monitor().await?)
+            });
+            self.monitor = Some(self.settle(monitor)?);
         }
         let dialect = self.dialect.clone();
-        let runtime = self.runtime.clone();
         let mut previous = self.schema.take();
+        let waiter = self.waiter();
         let admin = self.admin()?;
-        let installed = runtime.block_on(install(
-            admin.as_mut(),
-            &dialect,
-            &mut previous,
-            &case.schema,
-            &rendered,
-        ));
+        let installed = waiter.block(
+            "resetting the scratch tables",
+            install(
+                admin.as_mut(),
+                &dialect,
+                &mut previous,
+                &case.schema,
+                &rendered,
+            ),
+        );
         self.schema = previous;
-        installed.map_err(|e| host(&e))?;
+        self.settle(installed)?;
         self.rendered = Some(rendered.clone());
         let setups: Vec<SessionSetup> = rendered
             .transactions
@@ -244,28 +297,17 @@ impl ScratchDb {
             .collect();
         let mut sessions = Vec::with_capacity(setups.len());
         for setup in &setups {
-            let mut pooled = match self.idle.pop() {
-                Some(p) => p,
-                None => Pooled {
-                    session: runtime
-                        .block_on(self.driver.connect())
-                        .map_err(|e| host(&e))?,
-                    setup: None,
-                },
-            };
-            if pooled.setup.as_ref() != Some(setup) {
-                runtime
-                    .block_on(apply_setup(pooled.session.as_mut(), setup))
-                    .map_err(|e| host(&e))?;
-            }
-            sessions.push(pooled.session);
+            sessions.push(self.session(setup)?.session);
         }
         let executor = ScheduleExecutor {
             settings: self.settings,
             monitor: self.monitor.as_deref().expect("opened above"),
             classifier: dialect.as_ref(),
+            interrupt: self.interrupt.clone(),
         };
-        let (history, returned) = runtime.block_on(executor.run(&case, &rendered, sessions));
+        let (history, returned) = self
+            .runtime
+            .block_on(executor.run(&case, &rendered, sessions));
         for (session, setup) in returned.into_iter().zip(&setups) {
             if let Some(session) = session {
                 self.idle.push(Pooled {
@@ -274,14 +316,25 @@ impl ScratchDb {
                 });
             }
         }
-        let mut history = history.map_err(|e| host(&e))?;
+        let mut history = match history {
+            Ok(history) => history,
+            Err(e) => {
+                let cut_off = match e {
+                    ExecError::NoAnswer(no_answer) => TargetError::NoAnswer(no_answer),
+                    ExecError::Interrupted => TargetError::Interrupted,
+                    other => return Err(host(&other)),
+                };
+                return self.settle(Err(cut_off));
+            }
+        };
         let queries = rendered.read_state.clone();
+        let waiter = self.waiter();
         let admin = self.admin()?;
-        history.final_state = Some(
-            runtime
-                .block_on(read_tables(admin.as_mut(), &queries))
-                .map_err(|e| host(&e))?,
+        let state = waiter.block(
+            "reading the scratch tables",
+            read_tables(admin.as_mut(), &queries),
         );
+        history.final_state = Some(self.settle(state)?);
         Ok(history)
     }
 
@@ -291,10 +344,14 @@ impl ScratchDb {
             .remove(&id)
             .ok_or_else(|| PluginError::host(format!("no open scratch session {id}")))?;
         // Whatever the oracle left open must not hold locks into the next check.
-        match self
-            .runtime
-            .block_on(pooled.session.execute(&self.control.rollback))
-        {
+        let rollback = self.control.rollback.clone();
+        let session = &mut pooled.session;
+        let result = self
+            .waiter()
+            .block("rolling back a scratch session", async {
+                Ok(session.execute(&rollback).await)
+            });
+        match self.settle(result)? {
             Ok(_) => self.idle.push(pooled),
             Err(e) if e.connection_lost => {}
             // "no transaction is active" and the like: the session is clean.
@@ -304,8 +361,31 @@ impl ScratchDb {
     }
 }
 
+/// How a scratch database request waits for the server.
+struct Waiter {
+    runtime: Arc<Runtime>,
+    deadline: std::time::Duration,
+    interrupt: Interrupt,
+}
+
+impl Waiter {
+    fn block<T>(
+        &self,
+        what: &str,
+        work: impl Future<Output = Result<T, TargetError>>,
+    ) -> Result<T, TargetError> {
+        self.runtime
+            .block_on(bounded(self.deadline, &self.interrupt, what, work))
+    }
+}
+
 impl HostDb for ScratchDb {
     fn call(&mut self, request: HostDbRequest) -> Result<HostDbResponse, PluginError> {
+        // Once a request was cut off, the check fails at once: asking a
+        // silent server again would only wait again.
+        if let Some(e) = &self.cut_off {
+            return Err(PluginError::host(format!("scratch database: {e}")));
+        }
         match request {
             HostDbRequest::Reset { schema, rows } => {
                 self.reset(schema, rows).map(|()| HostDbResponse::Done)

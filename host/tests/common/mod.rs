@@ -67,9 +67,11 @@ pub fn plugin_listing(o: &std::process::Output) -> String {
     format!("{out}{diagnostics}")
 }
 pub mod cli_env;
+pub mod frozen;
 pub mod generated;
 pub mod leftovers;
 pub mod png;
+pub mod private_mariadb;
 pub mod private_postgres;
 pub mod replay;
 pub mod servers;

@@ -3,6 +3,7 @@
 //! Built from Debian's PostgreSQL binaries; as root, the server runs as the
 //! `postgres` user (initdb refuses root).
 
+use super::frozen::{free_port, is_root, Frozen};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -29,14 +30,24 @@ fn bin_dir() -> Option<PathBuf> {
     versions.pop()
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
 impl PrivatePostgres {
+    /// A server for `test`, or `None` when this machine has no PostgreSQL
+    /// binaries: the test then says that it skipped, and fails under
+    /// TXLAB_REQUIRE_LIVE=1.
+    pub fn for_test(test: &str) -> Option<PrivatePostgres> {
+        match PrivatePostgres::start() {
+            Ok(server) => Some(server),
+            Err(why) => {
+                let why = format!("{test}: cannot start a private PostgreSQL: {why}");
+                if std::env::var("TXLAB_REQUIRE_LIVE").as_deref() == Ok("1") {
+                    panic!("{why}");
+                }
+                eprintln!("skipped: {why}");
+                None
+            }
+        }
+    }
+
     /// Initialises and starts a server, or says why it cannot (no binaries).
     pub fn start() -> Result<PrivatePostgres, String> {
         Self::start_with(None)
@@ -54,7 +65,7 @@ impl PrivatePostgres {
             .prefix("txlab-private-pg-")
             .tempdir()
             .map_err(|e| e.to_string())?;
-        let as_postgres = nix_is_root();
+        let as_postgres = is_root();
         let server = PrivatePostgres {
             bin,
             dir,
@@ -174,6 +185,61 @@ impl PrivatePostgres {
         }
     }
 
+    /// Runs `sql` with psql and returns what it printed (unaligned, tuples only).
+    pub fn query(&self, sql: &str) -> String {
+        let out = std::process::Command::new("psql")
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string()])
+            .args(["-U", "postgres", "-Atc", sql, "postgres"])
+            .output()
+            .expect("psql runs");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// The databases txlab runs created and left on this server.
+    pub fn txlab_databases(&self) -> Vec<String> {
+        self.query("SELECT datname FROM pg_database WHERE datname LIKE 'txlab\\_%' ORDER BY 1")
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Stops every process of the server with SIGSTOP, as a frozen host
+    /// would: connections stay open and nothing answers. The server runs
+    /// again when the guard drops.
+    pub fn freeze(&self) -> Frozen {
+        super::frozen::freeze(self.processes())
+    }
+
+    /// The postmaster and its children.
+    fn processes(&self) -> Vec<u32> {
+        let pid_file =
+            std::fs::read_to_string(self.data().join("postmaster.pid")).unwrap_or_default();
+        let Some(master) = pid_file
+            .lines()
+            .next()
+            .and_then(|l| l.trim().parse::<u32>().ok())
+        else {
+            return Vec::new();
+        };
+        let mut pids = vec![master];
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            // "pid (comm) state ppid …": the fields after the command name.
+            let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+            let ppid = after
+                .split_whitespace()
+                .nth(1)
+                .and_then(|p| p.parse::<u32>().ok());
+            if ppid == Some(master) {
+                pids.push(pid);
+            }
+        }
+        pids
+    }
+
     pub fn log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
     }
@@ -196,11 +262,4 @@ impl Drop for PrivatePostgres {
             ],
         );
     }
-}
-
-fn nix_is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }
