@@ -227,7 +227,9 @@ fn frozen_server_ends_the_run(server: &impl Private) {
     );
     // The databases it could not drop are named.
     assert!(
-        text.contains("they may remain on the server: txlab_"),
+        text.contains("could not drop its databases; left on ")
+            && text.contains(": txlab_")
+            && text.contains("txlab clean --url "),
         "{text}"
     );
 }
@@ -283,7 +285,9 @@ fn ctrl_c_on_a_frozen_server(server: &impl Private) {
     let stopped = summary["stopped_early"].as_str().unwrap_or_default();
     assert!(stopped.contains("interrupted"), "{summary:#}");
     assert!(
-        text.contains("they may remain on the server: txlab_"),
+        text.contains("could not drop its databases; left on ")
+            && text.contains(": txlab_")
+            && text.contains("txlab clean --url "),
         "{text}"
     );
 }
