@@ -5,7 +5,7 @@ mod findings;
 mod reduction_report;
 
 pub use findings::*;
-pub use reduction_report::{ReductionOutcome, ReductionReport};
+pub use reduction_report::{PaceRuns, ReductionOutcome, ReductionReport};
 
 /// Writes `bytes` to `path` through a temporary file beside it and a rename,
 /// so that `path` holds either its old content or all of the new one, and a

@@ -385,6 +385,14 @@ impl<'a> CaseRunner<'a> {
         let read_final_state = self.needs.final_state;
         let db = &mut self.case_db;
         self.runtime.block_on(async move {
+            // A paced run sets the tables up as a person would: created
+            // afresh, not emptied and refilled (the reset's delete-marked
+            // index records, purged in the background, change what some
+            // waits see), and pauses before the first statement.
+            let paced = !settings.pace.is_zero();
+            if paced {
+                db.forget_tables();
+            }
             db.prepare(&dialect, case, rendered).await?;
             let setups: Vec<SessionSetup> = rendered
                 .transactions
@@ -392,6 +400,9 @@ impl<'a> CaseRunner<'a> {
                 .map(|t| t.session.clone())
                 .collect();
             let sessions = db.sessions(&setups).await?;
+            if paced {
+                tokio::time::sleep(settings.pace).await;
+            }
             let executor = ScheduleExecutor {
                 settings,
                 monitor: db.monitor.as_ref(),
