@@ -13,8 +13,10 @@
 //! delta debugging's complement step: chunks of half the list, then smaller
 //! chunks down to single units, so that a case whose finding needs two of
 //! twenty statements takes a few dozen trials rather than hundreds. Passes
-//! repeat until none removes anything, which leaves a case from which no
-//! single unit can go (1-minimal) unless the budget ran out first.
+//! repeat until none removes anything, and then an UPDATE may become a
+//! locking read of its rows (the last resort, [`edits::locking_reads`]) and
+//! the passes go on; that leaves a case from which no single unit can go
+//! (1-minimal) unless the budget ran out first.
 //!
 //! A concurrency finding may show only some of the time. For such a judge
 //! the caller asks for more than one run per candidate ([`Limits::attempts`]):
@@ -255,7 +257,7 @@ impl<F: FnMut(&TestCase) -> bool> Search<F> {
                     format!("({}) of {}", values.join(", "), rows.table)
                 },
             );
-            progress |= self.simplify();
+            progress |= self.simplify_with(simplifications, false);
             progress |= self.remove_units(
                 "schema part",
                 schema_units(&self.case),
@@ -263,6 +265,10 @@ impl<F: FnMut(&TestCase) -> bool> Search<F> {
                 |origin, _| origin.clone(),
                 |_, _, u| u.to_string(),
             );
+            if !progress && self.stopped.is_none() {
+                // Nothing else can go: the last resort, one edit at a time.
+                progress = self.simplify_with(locking_reads, true);
+            }
             if self.stopped.is_some() {
                 return;
             }
@@ -374,11 +380,16 @@ impl<F: FnMut(&TestCase) -> bool> Search<F> {
         progress
     }
 
-    /// Applies single simplifications until none is kept.
-    fn simplify(&mut self) -> bool {
+    /// Applies single simplifications until none is kept, or only the
+    /// first that is kept when `first_only`.
+    fn simplify_with(
+        &mut self,
+        candidates: fn(&TestCase) -> Vec<Simplification>,
+        first_only: bool,
+    ) -> bool {
         let mut progress = false;
         'again: loop {
-            for s in simplifications(&self.case) {
+            for s in candidates(&self.case) {
                 if self.out_of_budget() {
                     return progress;
                 }
@@ -389,6 +400,9 @@ impl<F: FnMut(&TestCase) -> bool> Search<F> {
                 );
                 if self.attempt(s.case, || what) {
                     progress = true;
+                    if first_only {
+                        return progress;
+                    }
                     continue 'again;
                 }
             }

@@ -302,6 +302,7 @@ fn single_steps(case: &TestCase) -> Vec<TestCase> {
     each(case, initial_rows(case), without_initial_rows, &mut out);
     each(case, schema_units(case), without_schema, &mut out);
     out.extend(simplifications(case).into_iter().map(|s| s.case));
+    out.extend(locking_reads(case).into_iter().map(|s| s.case));
     out.retain(|c| c.validate().is_ok());
     out
 }
@@ -504,4 +505,95 @@ fn a_candidate_is_run_until_it_shows_the_finding_and_no_more() {
     );
     assert_eq!((r.trials, r.runs, calls), (1, 2, 2));
     assert_eq!(r.steps.len(), 1, "{:#?}", r.steps);
+}
+
+/// Some transaction locks rows of `t` (an UPDATE or a SELECT … FOR UPDATE)
+/// before a DELETE of `t` in another transaction is submitted: a finding
+/// that needs a lock, whatever statement takes it.
+fn locks_then_deletes(case: &TestCase) -> bool {
+    let statement = |r: &StatementRef| &case.transactions[r.txn()].statements[r.stmt()];
+    case.submitted_order.iter().enumerate().any(|(i, l)| {
+        let locks = match statement(l) {
+            Statement::Update(u) => u.table == "t",
+            Statement::Select(s) => s.table == "t" && s.lock == RowLock::ForUpdate,
+            _ => false,
+        };
+        locks
+            && case.submitted_order[i + 1..].iter().any(|d| {
+                d.txn != l.txn && matches!(statement(d), Statement::Delete(x) if x.table == "t")
+            })
+    })
+}
+
+#[test]
+fn an_update_that_only_locks_becomes_a_locking_read_and_its_column_goes() {
+    let t = table(
+        "t",
+        vec![
+            col("id", ColumnType::Int),
+            col("v", ColumnType::Int),
+            col("w", ColumnType::Text),
+        ],
+        &["id"],
+    );
+    let rows = vec![
+        vec![Value::Int(1), Value::Int(10), Value::Text("x".into())],
+        vec![Value::Int(2), Value::Int(20), Value::Text("y".into())],
+    ];
+    let rc = IsolationLevel::ReadCommitted;
+    let mut case = case_of(
+        Schema {
+            tables: vec![t.clone()],
+        },
+        vec![rows_of(&t, rows)],
+        vec![
+            explicit(
+                rc,
+                vec![
+                    Statement::Begin,
+                    update(
+                        "t",
+                        vec![("w", text("z"))],
+                        Some(bin(BinaryOp::Gt, c("v"), int(5))),
+                    ),
+                    Statement::Commit,
+                ],
+            ),
+            explicit(
+                rc,
+                vec![
+                    Statement::Begin,
+                    delete("t", Some(eq(c("v"), int(10)))),
+                    Statement::Commit,
+                ],
+            ),
+        ],
+    );
+    case.submitted_order = [(0, 0), (0, 1), (1, 0), (1, 1), (0, 2), (1, 2)]
+        .iter()
+        .map(|&(t, s)| StatementRef::new(t, s))
+        .collect();
+    case.validate().unwrap();
+    assert!(locks_then_deletes(&case));
+    let r = reduce(case, unlimited(), locks_then_deletes);
+    assert_eq!(r.stopped, Stopped::Minimal);
+    let Statement::Select(read) = &r.case.transactions[0].statements[1] else {
+        panic!("{:#?}", r.case.transactions[0]);
+    };
+    assert_eq!(read.lock, RowLock::ForUpdate);
+    assert_eq!(read.projection, Projection::All);
+    // Nothing assigns w any more, and no filter is needed: the key is left.
+    assert_eq!(
+        r.case.schema.tables[0].column_names(),
+        ["id"],
+        "{:#?}",
+        r.steps
+    );
+    assert!(
+        r.steps
+            .iter()
+            .any(|s| s == "simplified T1.2: made the UPDATE a locking read (SELECT * … FOR UPDATE)"),
+        "{:#?}",
+        r.steps
+    );
 }
