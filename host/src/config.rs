@@ -132,7 +132,9 @@ pub struct ExecutorSection {
     /// How long a statement may wait for a lock before the DBMS gives up.
     pub lock_wait_timeout: HumanDuration,
     /// A pause after a statement is confirmed blocked and after a
-    /// transaction ends, before the next statement ("0ms": none).
+    /// transaction ends, before the next statement ("0ms": none); a paced
+    /// case also gets its tables created afresh and the pause before its
+    /// first statement.
     pub pace: HumanDuration,
 }
 
@@ -214,8 +216,10 @@ pub struct ReduceSettings {
     /// Runs of the reduced case after the reduction.
     pub confirm: u32,
     /// Runs of each candidate before it counts as not reproducing: more than
-    /// one for findings that depend on timing. The original case gets at
-    /// least `confirm` runs to show the finding again.
+    /// one for findings that depend on timing (the reduction raises it
+    /// itself when the original case showed the finding only some of the
+    /// time). The original case gets at least `confirm` runs to show the
+    /// finding again.
     pub attempts: u32,
 }
 

@@ -396,7 +396,8 @@ fn smaller_filters(filter: &Expr) -> Vec<(String, Option<Expr>)> {
     out
 }
 
-/// Every single-step simplification of the case's statements.
+/// Every single-step simplification of the case's statements: a smaller
+/// WHERE clause, or an UPDATE with one assignment fewer.
 pub fn simplifications(case: &TestCase) -> Vec<Simplification> {
     let mut out = Vec::new();
     for (t, txn) in case.transactions.iter().enumerate() {
@@ -437,6 +438,37 @@ pub fn simplifications(case: &TestCase) -> Vec<Simplification> {
                     }
                 }
             }
+        }
+    }
+    out
+}
+
+/// Every UPDATE made a locking read of the rows it would change
+/// (`SELECT * … FOR UPDATE` with its WHERE clause): an UPDATE that only
+/// takes locks for the finding reads so, and the columns it assigned may
+/// then go. The reducer tries these last, when nothing else can go: made
+/// earlier, a locking read can keep a write elsewhere needed that would
+/// otherwise go.
+pub fn locking_reads(case: &TestCase) -> Vec<Simplification> {
+    let mut out = Vec::new();
+    for (t, txn) in case.transactions.iter().enumerate() {
+        for (s, statement) in txn.statements.iter().enumerate() {
+            let Statement::Update(update) = statement else {
+                continue;
+            };
+            let mut case = case.clone();
+            case.transactions[t].statements[s] = Statement::Select(Select {
+                table: update.table.clone(),
+                projection: Projection::All,
+                filter: update.filter.clone(),
+                order_by: Vec::new(),
+                lock: RowLock::ForUpdate,
+            });
+            out.push(Simplification {
+                at: StatementRef::new(t, s),
+                what: "made the UPDATE a locking read (SELECT * … FOR UPDATE)".to_string(),
+                case,
+            });
         }
     }
     out

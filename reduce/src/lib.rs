@@ -13,8 +13,18 @@
 //! delta debugging's complement step: chunks of half the list, then smaller
 //! chunks down to single units, so that a case whose finding needs two of
 //! twenty statements takes a few dozen trials rather than hundreds. Passes
-//! repeat until none removes anything, which leaves a case from which no
-//! single unit can go (1-minimal) unless the budget ran out first.
+//! repeat until none removes anything, and then an UPDATE may become a
+//! locking read of its rows (the last resort, [`edits::locking_reads`]) and
+//! the passes go on; that leaves a case from which no single unit can go
+//! (1-minimal) unless the budget ran out first.
+//!
+//! A concurrency finding may show only some of the time. For such a judge
+//! the caller asks for more than one run per candidate ([`Limits::attempts`]):
+//! a candidate counts as reproducing when any of its runs shows the finding,
+//! and when no part can go any more the search looks again, judging the
+//! candidates it rejected once more, since a true one may have missed all
+//! its runs by chance; it ends after a second look, or a later one, that
+//! removed nothing.
 
 pub mod edits;
 
@@ -32,6 +42,22 @@ pub struct Limits {
     pub max_trials: usize,
     /// No new trial starts after this instant.
     pub deadline: Option<Instant>,
+    /// Runs of a candidate before it counts as not reproducing (at least
+    /// 1): more than one for a finding that shows only some of the time,
+    /// which also makes the search look again at the candidates it rejected
+    /// until a whole look removes nothing.
+    pub attempts: u32,
+}
+
+impl Limits {
+    /// A budget of `max_trials` candidates, one run each, no deadline.
+    pub fn trials(max_trials: usize) -> Self {
+        Limits {
+            max_trials,
+            deadline: None,
+            attempts: 1,
+        }
+    }
 }
 
 /// Why the reduction ended.
@@ -60,8 +86,11 @@ impl Stopped {
 #[derive(Clone, Debug)]
 pub struct Reduction {
     pub case: TestCase,
-    /// Cases handed to the judge.
+    /// Candidate cases judged.
     pub trials: usize,
+    /// Runs of candidates: the judge's answers (`attempts` at most per
+    /// candidate and look).
+    pub runs: usize,
     /// The removals and simplifications kept, in order. Transactions and
     /// statements are named as in the original case (`T3.2` of the case that
     /// was reduced), rows by their values.
@@ -92,8 +121,10 @@ impl CaseSize {
 }
 
 /// Reduces `case`, which the judge must already reproduce, as far as the
-/// limits allow. `reproduces` is asked about every candidate; it is never
-/// asked about the same candidate twice.
+/// limits allow. `reproduces` is asked about every candidate, up to
+/// `limits.attempts` times until it says yes; with one attempt it is never
+/// asked about the same candidate twice, with more it may be asked again in
+/// a later look.
 pub fn reduce(
     case: TestCase,
     limits: Limits,
@@ -114,15 +145,18 @@ pub fn reduce(
         origin,
         tried: HashSet::new(),
         trials: 0,
+        runs: 0,
         limits,
         reproduces,
         steps: Vec::new(),
         stopped: None,
+        look: 1,
     };
     search.run();
     Reduction {
         case: search.case,
         trials: search.trials,
+        runs: search.runs,
         steps: search.steps,
         stopped: search.stopped.unwrap_or(Stopped::Minimal),
     }
@@ -137,14 +171,19 @@ struct Search<F> {
     /// Candidates already judged, by their JSON form.
     tried: HashSet<String>,
     trials: usize,
+    runs: usize,
     limits: Limits,
     reproduces: F,
     steps: Vec<String>,
     stopped: Option<Stopped>,
+    /// The look the search is in, from 1 (see [`Limits::attempts`]).
+    look: usize,
 }
 
 impl<F: FnMut(&TestCase) -> bool> Search<F> {
     fn run(&mut self) {
+        // Whether the current look removed or simplified anything.
+        let mut look_progress = false;
         loop {
             let mut progress = false;
             progress |= self.remove_units(
@@ -218,7 +257,7 @@ impl<F: FnMut(&TestCase) -> bool> Search<F> {
                     format!("({}) of {}", values.join(", "), rows.table)
                 },
             );
-            progress |= self.simplify();
+            progress |= self.simplify_with(simplifications, false);
             progress |= self.remove_units(
                 "schema part",
                 schema_units(&self.case),
@@ -226,7 +265,24 @@ impl<F: FnMut(&TestCase) -> bool> Search<F> {
                 |origin, _| origin.clone(),
                 |_, _, u| u.to_string(),
             );
-            if !progress || self.stopped.is_some() {
+            if !progress && self.stopped.is_none() {
+                // Nothing else can go: the last resort, one edit at a time.
+                progress = self.simplify_with(locking_reads, true);
+            }
+            if self.stopped.is_some() {
+                return;
+            }
+            look_progress |= progress;
+            if !progress {
+                // A judge that may miss a true candidate looks again at
+                // everything it rejected: a second time, and then as long
+                // as the last look helped.
+                if self.limits.attempts > 1 && (look_progress || self.look == 1) {
+                    self.look += 1;
+                    look_progress = false;
+                    self.tried.clear();
+                    continue;
+                }
                 return;
             }
         }
@@ -253,9 +309,17 @@ impl<F: FnMut(&TestCase) -> bool> Search<F> {
             return false;
         }
         self.trials += 1;
-        if (self.reproduces)(&candidate) {
+        let shown = (0..self.limits.attempts.max(1)).any(|_| {
+            self.runs += 1;
+            (self.reproduces)(&candidate)
+        });
+        if shown {
             self.case = candidate;
-            self.steps.push(what());
+            let mut step = what();
+            if self.look > 1 {
+                step.push_str(&format!(" (look {})", self.look));
+            }
+            self.steps.push(step);
             true
         } else {
             false
@@ -316,11 +380,16 @@ impl<F: FnMut(&TestCase) -> bool> Search<F> {
         progress
     }
 
-    /// Applies single simplifications until none is kept.
-    fn simplify(&mut self) -> bool {
+    /// Applies single simplifications until none is kept, or only the
+    /// first that is kept when `first_only`.
+    fn simplify_with(
+        &mut self,
+        candidates: fn(&TestCase) -> Vec<Simplification>,
+        first_only: bool,
+    ) -> bool {
         let mut progress = false;
         'again: loop {
-            for s in simplifications(&self.case) {
+            for s in candidates(&self.case) {
                 if self.out_of_budget() {
                     return progress;
                 }
@@ -331,6 +400,9 @@ impl<F: FnMut(&TestCase) -> bool> Search<F> {
                 );
                 if self.attempt(s.case, || what) {
                     progress = true;
+                    if first_only {
+                        return progress;
+                    }
                     continue 'again;
                 }
             }

@@ -11,10 +11,7 @@ use txlab_testkit::build::*;
 use txlab_testkit::{random_case, serial_history};
 
 fn unlimited() -> Limits {
-    Limits {
-        max_trials: 100_000,
-        deadline: None,
-    }
+    Limits::trials(100_000)
 }
 
 /// Four transactions on two tables; only T2's UPDATE and T4's DELETE matter
@@ -199,14 +196,7 @@ fn a_case_nothing_can_be_taken_from_stays_as_it_is() {
 
 #[test]
 fn the_trial_budget_is_kept() {
-    let r = reduce(
-        busy_case(),
-        Limits {
-            max_trials: 3,
-            deadline: None,
-        },
-        |_| false,
-    );
+    let r = reduce(busy_case(), Limits::trials(3), |_| false);
     assert_eq!(r.trials, 3);
     assert_eq!(r.stopped, Stopped::Trials);
     assert_eq!(r.case, busy_case());
@@ -217,8 +207,8 @@ fn a_passed_deadline_stops_before_any_trial() {
     let r = reduce(
         busy_case(),
         Limits {
-            max_trials: 100,
             deadline: Some(std::time::Instant::now()),
+            ..Limits::trials(100)
         },
         |_| true,
     );
@@ -312,6 +302,7 @@ fn single_steps(case: &TestCase) -> Vec<TestCase> {
     each(case, initial_rows(case), without_initial_rows, &mut out);
     each(case, schema_units(case), without_schema, &mut out);
     out.extend(simplifications(case).into_iter().map(|s| s.case));
+    out.extend(locking_reads(case).into_iter().map(|s| s.case));
     out.retain(|c| c.validate().is_ok());
     out
 }
@@ -402,4 +393,207 @@ fn tables_and_columns_read_through_query_forms_stay() {
         )],
     );
     assert_eq!(schema_units(&case), []);
+}
+
+/// A fake runner for a finding that shows only some of the time: a true
+/// candidate (one `update_then_delete` accepts) shows the finding on one run
+/// in `every`, counted over all runs, so that any `every` runs in a row of
+/// a true candidate include one that shows it.
+struct Flaky {
+    every: usize,
+    runs: usize,
+}
+
+impl Flaky {
+    fn judge(&mut self, case: &TestCase) -> bool {
+        self.runs += 1;
+        update_then_delete(case) && self.runs % self.every == 0
+    }
+}
+
+#[test]
+fn a_flaky_finding_needs_as_many_attempts_as_it_misses_runs() {
+    // One attempt per candidate: true candidates are rejected whenever their
+    // one run misses, and the search stops far from the minimum.
+    let mut one = Flaky { every: 3, runs: 0 };
+    let r = reduce(busy_case(), unlimited(), |c| one.judge(c));
+    assert_eq!(r.stopped, Stopped::Minimal);
+    let size = CaseSize::of(&r.case);
+    assert!(size.statements > 6, "{size:?}");
+    // Three attempts: every true candidate shows it within its runs, and the
+    // search reaches the structural minimum (see the_structural_minimum_is_reached).
+    let mut three = Flaky { every: 3, runs: 0 };
+    let r = reduce(
+        busy_case(),
+        Limits {
+            attempts: 3,
+            ..unlimited()
+        },
+        |c| three.judge(c),
+    );
+    assert_eq!(r.stopped, Stopped::Minimal);
+    let size = CaseSize::of(&r.case);
+    assert_eq!(
+        (
+            size.transactions,
+            size.statements,
+            size.initial_rows,
+            size.tables
+        ),
+        (2, 6, 0, 1),
+        "{size:?}"
+    );
+    assert_eq!(r.runs, three.runs);
+    assert!(r.runs > r.trials, "{} runs for {} trials", r.runs, r.trials);
+}
+
+/// A fake runner that misses every candidate on its first two runs and
+/// shows a true one from its third run on.
+fn late_judge(seen: &mut std::collections::HashMap<String, usize>, c: &TestCase) -> bool {
+    let n = seen.entry(serde_json::to_string(c).unwrap()).or_default();
+    *n += 1;
+    *n > 2 && update_then_delete(c)
+}
+
+#[test]
+fn later_looks_take_the_true_candidates_that_missed_all_their_runs() {
+    let mut seen = Default::default();
+    let two = Limits {
+        attempts: 2,
+        ..unlimited()
+    };
+    let r = reduce(busy_case(), two, |c| late_judge(&mut seen, c));
+    assert_eq!(r.stopped, Stopped::Minimal);
+    let size = CaseSize::of(&r.case);
+    assert_eq!(
+        (
+            size.transactions,
+            size.statements,
+            size.initial_rows,
+            size.tables
+        ),
+        (2, 6, 0, 1),
+        "{:#?}",
+        r.steps
+    );
+    assert!(
+        r.steps.iter().all(|s| s.contains("(look ")),
+        "nothing could go in the first look: {:#?}",
+        r.steps
+    );
+    // With one attempt the judge is deterministic to the search: one look,
+    // and nothing goes.
+    let mut seen = Default::default();
+    let r = reduce(busy_case(), unlimited(), |c| late_judge(&mut seen, c));
+    assert_eq!(r.case, busy_case());
+    assert_eq!(r.runs, r.trials);
+}
+
+#[test]
+fn a_candidate_is_run_until_it_shows_the_finding_and_no_more() {
+    let mut calls = 0;
+    let r = reduce(
+        busy_case(),
+        Limits {
+            attempts: 4,
+            ..Limits::trials(1)
+        },
+        |_| {
+            calls += 1;
+            calls == 2
+        },
+    );
+    assert_eq!((r.trials, r.runs, calls), (1, 2, 2));
+    assert_eq!(r.steps.len(), 1, "{:#?}", r.steps);
+}
+
+/// Some transaction locks rows of `t` (an UPDATE or a SELECT … FOR UPDATE)
+/// before a DELETE of `t` in another transaction is submitted: a finding
+/// that needs a lock, whatever statement takes it.
+fn locks_then_deletes(case: &TestCase) -> bool {
+    let statement = |r: &StatementRef| &case.transactions[r.txn()].statements[r.stmt()];
+    case.submitted_order.iter().enumerate().any(|(i, l)| {
+        let locks = match statement(l) {
+            Statement::Update(u) => u.table == "t",
+            Statement::Select(s) => s.table == "t" && s.lock == RowLock::ForUpdate,
+            _ => false,
+        };
+        locks
+            && case.submitted_order[i + 1..].iter().any(|d| {
+                d.txn != l.txn && matches!(statement(d), Statement::Delete(x) if x.table == "t")
+            })
+    })
+}
+
+#[test]
+fn an_update_that_only_locks_becomes_a_locking_read_and_its_column_goes() {
+    let t = table(
+        "t",
+        vec![
+            col("id", ColumnType::Int),
+            col("v", ColumnType::Int),
+            col("w", ColumnType::Text),
+        ],
+        &["id"],
+    );
+    let rows = vec![
+        vec![Value::Int(1), Value::Int(10), Value::Text("x".into())],
+        vec![Value::Int(2), Value::Int(20), Value::Text("y".into())],
+    ];
+    let rc = IsolationLevel::ReadCommitted;
+    let mut case = case_of(
+        Schema {
+            tables: vec![t.clone()],
+        },
+        vec![rows_of(&t, rows)],
+        vec![
+            explicit(
+                rc,
+                vec![
+                    Statement::Begin,
+                    update(
+                        "t",
+                        vec![("w", text("z"))],
+                        Some(bin(BinaryOp::Gt, c("v"), int(5))),
+                    ),
+                    Statement::Commit,
+                ],
+            ),
+            explicit(
+                rc,
+                vec![
+                    Statement::Begin,
+                    delete("t", Some(eq(c("v"), int(10)))),
+                    Statement::Commit,
+                ],
+            ),
+        ],
+    );
+    case.submitted_order = [(0, 0), (0, 1), (1, 0), (1, 1), (0, 2), (1, 2)]
+        .iter()
+        .map(|&(t, s)| StatementRef::new(t, s))
+        .collect();
+    case.validate().unwrap();
+    assert!(locks_then_deletes(&case));
+    let r = reduce(case, unlimited(), locks_then_deletes);
+    assert_eq!(r.stopped, Stopped::Minimal);
+    let Statement::Select(read) = &r.case.transactions[0].statements[1] else {
+        panic!("{:#?}", r.case.transactions[0]);
+    };
+    assert_eq!(read.lock, RowLock::ForUpdate);
+    assert_eq!(read.projection, Projection::All);
+    // Nothing assigns w any more, and no filter is needed: the key is left.
+    assert_eq!(
+        r.case.schema.tables[0].column_names(),
+        ["id"],
+        "{:#?}",
+        r.steps
+    );
+    assert!(
+        r.steps
+            .iter()
+            .any(|s| s == "simplified T1.2: made the UPDATE a locking read (SELECT * … FOR UPDATE)"),
+        "{:#?}",
+        r.steps
+    );
 }

@@ -33,7 +33,9 @@ pub struct ExecutorSettings {
     /// that ended a transaction, before the next statement is sent, as a
     /// person typing into two clients would leave: some bugs show only when
     /// a waiting statement has settled into its wait. Zero by default;
-    /// confirmation runs raise it.
+    /// confirmation runs raise it. For a paced case the case runner also
+    /// creates the tables afresh and leaves the same pause after that
+    /// set-up, before the first statement.
     pub pace: Duration,
     /// How long the monitor's probes and cancels may take before the server
     /// counts as not answering (a case's own statements are bounded by the

@@ -15,7 +15,7 @@ pub use merge::{merge, MergeError, Merged};
 pub use other_targets::{
     statement_differences, write_other_target, OtherTarget, StatementDifference,
 };
-pub use reduction_report::{ReductionOutcome, ReductionReport};
+pub use reduction_report::{PaceRuns, ReductionOutcome, ReductionReport};
 
 /// Writes `bytes` to `path` through a temporary file beside it and a rename,
 /// so that `path` holds either its old content or all of the new one, and a

@@ -20,6 +20,16 @@ pub enum ReductionOutcome {
     CouldNotRun,
 }
 
+/// How often the original case showed the finding again at one pace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PaceRuns {
+    /// The pause after each confirmed block and transaction end (0: the
+    /// run's own pace, when it has none).
+    pub pace_ms: u64,
+    pub runs: u32,
+    pub shown: u32,
+}
+
 /// `reduction.json`: what the reduction did.
 #[derive(Clone, Debug, Serialize)]
 pub struct ReductionReport {
@@ -46,6 +56,14 @@ pub struct ReductionReport {
     /// the case showed the finding again (0: none was needed); the reduction,
     /// its confirmation and `txlab replay` run with it.
     pub pace_ms: u64,
+    /// The runs of the original case before the reduction, pace by pace:
+    /// first at the run's own pace, then at slower ones until one showed
+    /// the finding in every run.
+    pub confirmation: Vec<PaceRuns>,
+    /// Runs of each candidate before it counted as not reproducing: the
+    /// pipeline's `attempts`, or more when the original case showed the
+    /// finding only some of the time at the pace kept.
+    pub attempts: u32,
     /// The reduced case when no confirmation run showed the finding: kept for
     /// `txlab replay`, since a finding that shows only some of the time can
     /// miss three runs.

@@ -560,6 +560,14 @@ impl<'a> CaseRunner<'a> {
         let interrupt = self.interrupt.clone();
         let db = &mut self.case_db;
         self.runtime.block_on(async move {
+            // A paced run sets the tables up as a person would: created
+            // afresh, not emptied and refilled (the reset's delete-marked
+            // index records, purged in the background, change what some
+            // waits see), and pauses before the first statement.
+            let paced = !settings.pace.is_zero();
+            if paced {
+                db.forget_tables();
+            }
             db.prepare(&dialect, case, rendered).await?;
             let setups: Vec<SessionSetup> = rendered
                 .transactions
@@ -567,6 +575,9 @@ impl<'a> CaseRunner<'a> {
                 .map(|t| t.session.clone())
                 .collect();
             let sessions = db.sessions(&setups).await?;
+            if paced {
+                tokio::time::sleep(settings.pace).await;
+            }
             let executor = ScheduleExecutor {
                 settings,
                 monitor: db.monitor.as_ref(),

@@ -112,6 +112,13 @@ impl CaseDb {
         Ok(())
     }
 
+    /// The next [`CaseDb::prepare`] drops the tables and creates them
+    /// again, as a person sets a script up, rather than emptying and
+    /// refilling them.
+    pub fn forget_tables(&mut self) {
+        self.schema = None;
+    }
+
     pub async fn prepare(
         &mut self,
         dialect: &DialectHandle,
