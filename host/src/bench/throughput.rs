@@ -105,7 +105,6 @@ fn load_average() -> Option<f64> {
 }
 
 /// Builds the report from the workers' measurements.
-#[allow(clippy::too_many_arguments)]
 pub fn report(
     resolved: &Resolved<'_>,
     summary: &crate::run::RunSummary,
