@@ -160,12 +160,13 @@ pub fn run(
     out: Option<PathBuf>,
     server: &ServerAccess,
 ) -> Result<ThroughputReport, SetupError> {
-    let temp = match out {
-        Some(_) => None,
-        None => Some(tempfile::tempdir().map_err(|e| {
-            SetupError::Bench(format!("cannot create a temporary directory: {e}"))
-        })?),
-    };
+    let temp =
+        match out {
+            Some(_) => None,
+            None => Some(tempfile::tempdir().map_err(|e| {
+                SetupError::Bench(format!("cannot create a temporary directory: {e}"))
+            })?),
+        };
     let out = out.or_else(|| temp.as_ref().map(|t| t.path().to_path_buf()));
     let options = RunOptions {
         duration: Some(duration),
@@ -213,7 +214,10 @@ impl ThroughputReport {
             self.block_detect_median_us as f64 / 1000.0,
             self.block_detect_p90_us as f64 / 1000.0,
             if self.blocks_by_timeout > 0 {
-                format!(" ({} more only by the fallback timeout)", self.blocks_by_timeout)
+                format!(
+                    " ({} more only by the fallback timeout)",
+                    self.blocks_by_timeout
+                )
             } else {
                 String::new()
             },

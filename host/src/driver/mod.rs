@@ -102,10 +102,9 @@ pub trait Session: Send {
     /// round trip), one statement at a time otherwise.
     async fn execute_batch(&mut self, statements: &[String]) -> Result<(), BatchError> {
         for (i, sql) in statements.iter().enumerate() {
-            self.execute(sql).await.map_err(|error| BatchError {
-                at: Some(i),
-                error,
-            })?;
+            self.execute(sql)
+                .await
+                .map_err(|error| BatchError { at: Some(i), error })?;
         }
         Ok(())
     }

@@ -1,7 +1,8 @@
 //! The MySQL-protocol driver (MySQL, MariaDB, TiDB), on mysql_async.
 
 use super::{
-    redact_url, BatchError, Driver, DriverError, LockProbeSpec, Monitor, QueryResult, Session, SessionKey,
+    redact_url, BatchError, Driver, DriverError, LockProbeSpec, Monitor, QueryResult, Session,
+    SessionKey,
 };
 use async_trait::async_trait;
 use mysql_async::consts::{ColumnFlags, ColumnType};

@@ -1,7 +1,8 @@
 //! The PostgreSQL-protocol driver (PostgreSQL, CockroachDB), on tokio-postgres.
 
 use super::{
-    redact_url, BatchError, Driver, DriverError, LockProbeSpec, Monitor, QueryResult, Session, SessionKey,
+    redact_url, BatchError, Driver, DriverError, LockProbeSpec, Monitor, QueryResult, Session,
+    SessionKey,
 };
 use async_trait::async_trait;
 use futures_util::{pin_mut, TryStreamExt};

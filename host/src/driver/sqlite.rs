@@ -7,9 +7,7 @@
 //! blocked on a server, and the session's shared state tells the lock probe,
 //! precisely, whether it is waiting.
 
-use super::{
-    BatchError, Driver, DriverError, Monitor, QueryResult, Session, SessionKey, Timeouts,
-};
+use super::{BatchError, Driver, DriverError, Monitor, QueryResult, Session, SessionKey, Timeouts};
 use async_trait::async_trait;
 use rusqlite::{config::DbConfig, ffi, types::ValueRef, Connection, OpenFlags};
 use std::path::PathBuf;

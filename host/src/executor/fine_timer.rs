@@ -5,8 +5,8 @@
 //! deadline (the kernel's high-resolution timers) and wakes the waiting
 //! task; longer ones use tokio's timer.
 
-use std::collections::BinaryHeap;
 use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::future::Future;
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
 use std::sync::{Mutex, OnceLock};
@@ -60,7 +60,11 @@ fn timer() -> &'static Mutex<Sender<(Instant, oneshot::Sender<()>)>> {
                     match got {
                         Ok((deadline, wake)) => {
                             seq += 1;
-                            due.push(Reverse(Entry { deadline, seq, wake }));
+                            due.push(Reverse(Entry {
+                                deadline,
+                                seq,
+                                wake,
+                            }));
                         }
                         Err(RecvTimeoutError::Timeout) => {}
                         Err(RecvTimeoutError::Disconnected) => return,
@@ -113,7 +117,10 @@ mod tests {
 
     #[tokio::test(flavor = "current_thread")]
     async fn a_ready_future_wins_and_a_pending_one_times_out() {
-        assert_eq!(timeout(Duration::from_micros(300), async { 7 }).await, Some(7));
+        assert_eq!(
+            timeout(Duration::from_micros(300), async { 7 }).await,
+            Some(7)
+        );
         let pending = std::future::pending::<()>();
         assert_eq!(timeout(Duration::from_micros(300), pending).await, None);
     }

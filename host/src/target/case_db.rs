@@ -172,7 +172,11 @@ impl CaseDb {
         let mut chosen: Vec<Option<Pooled>> = setups.iter().map(|_| None).collect();
         if batch {
             for (slot, setup) in chosen.iter_mut().zip(setups) {
-                if let Some(i) = self.pool.iter().position(|p| p.setup.as_ref() == Some(setup)) {
+                if let Some(i) = self
+                    .pool
+                    .iter()
+                    .position(|p| p.setup.as_ref() == Some(setup))
+                {
                     *slot = Some(self.pool.remove(i));
                 }
             }
