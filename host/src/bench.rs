@@ -7,6 +7,8 @@
 //!   the executor and as a plain loop over the same session; the ratio of the
 //!   two per-statement times is the executor's own cost.
 
+pub mod throughput;
+
 use crate::executor::ScheduleExecutor;
 use crate::setup::{Environment, Resolved, ServerAccess, SetupError};
 use crate::target::{open_driver, CaseDb};
@@ -22,6 +24,7 @@ pub struct BenchReport {
     pub samples: usize,
     /// Submission of the blocked UPDATE to the executor knowing it waits, µs.
     pub block_detect_median_us: u64,
+    pub block_detect_p90_us: u64,
     pub block_detect_p99_us: u64,
     /// Cases where the block was only assumed after the fallback timeout.
     pub block_by_timeout: usize,
@@ -36,7 +39,7 @@ impl BenchReport {
             self.executor_us_per_statement / self.raw_us_per_statement.max(f64::MIN_POSITIVE);
         format!(
             "machine: {}\ntarget: {} ({}), isolation {}\n\
-             block detection ({} samples): median {:.2} ms, p99 {:.2} ms{}\n\
+             block detection ({} samples): median {:.2} ms, p90 {:.2} ms, p99 {:.2} ms{}\n\
              executor overhead ({} statements per transaction, median of rounds): {:.1} µs/statement \
              through the executor, {:.1} µs/statement in a raw driver loop, ratio {:.2}×",
             self.machine,
@@ -45,6 +48,7 @@ impl BenchReport {
             self.isolation,
             self.samples,
             self.block_detect_median_us as f64 / 1000.0,
+            self.block_detect_p90_us as f64 / 1000.0,
             self.block_detect_p99_us as f64 / 1000.0,
             if self.block_by_timeout > 0 {
                 format!(" ({} only by the fallback timeout)", self.block_by_timeout)
@@ -301,6 +305,7 @@ pub fn run(
             isolation,
             samples,
             block_detect_median_us: percentile(&detect, 0.5),
+            block_detect_p90_us: percentile(&detect, 0.9),
             block_detect_p99_us: percentile(&detect, 0.99),
             block_by_timeout: by_timeout,
             statements_per_sample: n,

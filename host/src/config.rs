@@ -4,6 +4,9 @@
 //! passed on as JSON for the plugin to parse with its own rules; their errors come
 //! back prefixed with the table's TOML path and line.
 
+mod workers;
+pub use workers::{Workers, AUTO_PER_CPU};
+
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -51,8 +54,9 @@ pub struct RunSection {
     pub duration: Option<HumanDuration>,
     /// The run seed; a random one is drawn (and printed) when absent.
     pub seed: Option<u64>,
-    /// Parallel workers, each with its own database.
-    pub workers: usize,
+    /// Parallel workers, each with its own database; `"auto"`: two per
+    /// logical CPU.
+    pub workers: Workers,
     /// Where findings go; relative to the working directory.
     pub out: PathBuf,
     /// Stop after this many cases in a row failed with a tool error.
@@ -71,7 +75,7 @@ impl Default for RunSection {
             cases: None,
             duration: None,
             seed: None,
-            workers: 1,
+            workers: Workers::Count(1),
             out: PathBuf::from("findings"),
             max_consecutive_errors: 20,
             reconnect_timeout: HumanDuration(Duration::from_secs(60)),
@@ -123,6 +127,8 @@ pub struct PluginRef {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ExecutorSection {
+    /// The first lock-wait probe of a statement without reply ("500us").
+    pub probe_after: HumanDuration,
     pub probe_interval: HumanDuration,
     pub block_timeout: HumanDuration,
     pub settle_timeout: HumanDuration,
@@ -136,12 +142,18 @@ pub struct ExecutorSection {
     /// case also gets its tables created afresh and the pause before its
     /// first statement.
     pub pace: HumanDuration,
+    /// Table resets and session set-ups as one request each where the
+    /// driver allows (the same statements in one round trip), and no
+    /// ROLLBACK after a replay session that ended its transaction; `false`
+    /// sends every statement on its own.
+    pub fewer_round_trips: bool,
 }
 
 impl Default for ExecutorSection {
     fn default() -> Self {
         let d = crate::executor::ExecutorSettings::default();
         ExecutorSection {
+            probe_after: HumanDuration(d.probe_after),
             probe_interval: HumanDuration(d.probe_interval),
             block_timeout: HumanDuration(d.block_timeout),
             settle_timeout: HumanDuration(d.settle_timeout),
@@ -149,6 +161,7 @@ impl Default for ExecutorSection {
             statement_timeout: HumanDuration(Duration::from_secs(5)),
             lock_wait_timeout: HumanDuration(Duration::from_secs(8)),
             pace: HumanDuration(d.pace),
+            fewer_round_trips: d.fewer_round_trips,
         }
     }
 }
@@ -327,14 +340,13 @@ impl LoadedPipeline {
                 "`reduce.confirm` and `reduce.attempts` must be at least 1".into(),
             ));
         }
-        if p.run.workers == 0 || p.run.workers > MAX_WORKERS {
-            return Err(self.error_at(
-                None,
-                format!(
-                    "`run.workers` must be between 1 and {MAX_WORKERS}, not {}",
-                    p.run.workers
-                ),
-            ));
+        if let Workers::Count(n) = p.run.workers {
+            if n == 0 || n > MAX_WORKERS {
+                return Err(self.error_at(
+                    None,
+                    format!("`run.workers` must be between 1 and {MAX_WORKERS}, not {n}"),
+                ));
+            }
         }
         if p.run.max_consecutive_errors == 0 {
             return Err(self.error_at(
@@ -359,6 +371,7 @@ impl LoadedPipeline {
         }
         let e = &p.executor;
         for (key, value) in [
+            ("probe_after", e.probe_after.0),
             ("probe_interval", e.probe_interval.0),
             ("block_timeout", e.block_timeout.0),
             ("settle_timeout", e.settle_timeout.0),

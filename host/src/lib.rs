@@ -12,6 +12,7 @@
 //! executor                 the schedule executor
 //! driver                   connections: SQLite, MySQL-wire, PostgreSQL-wire
 //! io                       finding directories and reports
+//! phases                   where a worker's time goes (`bench --throughput`)
 //! ```
 
 pub mod bench;
@@ -20,6 +21,7 @@ pub mod config;
 pub mod driver;
 pub mod executor;
 pub mod io;
+pub mod phases;
 pub mod run;
 pub mod setup;
 pub mod target;

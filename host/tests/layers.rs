@@ -19,6 +19,7 @@ const LAYERS: &[&[&str]] = &[
     &["executor"],
     &["driver"],
     &["io"],
+    &["phases"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

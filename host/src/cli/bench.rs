@@ -1,4 +1,5 @@
-//! `txlab bench`: executor measurements on a pipeline's target.
+//! `txlab bench`: executor measurements on a pipeline's target, or with
+//! `--throughput` the pipeline's case loop run for a fixed time.
 
 use super::setup::{PipelineSetup, ServerArgs};
 use super::{out, Cli, EXIT_CLEAN};
@@ -10,6 +11,20 @@ pub(super) struct BenchArgs {
     /// Blocking samples to take, 1 to 100000.
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     samples: u64,
+    /// Run the pipeline for `--duration` and report cases and transactions
+    /// per second and where each worker's time went, phase by phase.
+    #[arg(long)]
+    throughput: bool,
+    /// How long `--throughput` runs the pipeline ("30s", "5m").
+    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration, requires = "throughput")]
+    duration: std::time::Duration,
+    /// The run seed of `--throughput` (the pipeline's, else random).
+    #[arg(long, requires = "throughput")]
+    seed: Option<u64>,
+    /// Keep the `--throughput` run's directory under this directory
+    /// (otherwise a temporary one, removed after).
+    #[arg(long, requires = "throughput")]
+    out: Option<PathBuf>,
     #[command(flatten)]
     server: ServerArgs,
     /// Also write the report as JSON to this file.
@@ -20,10 +35,23 @@ pub(super) struct BenchArgs {
 pub(super) fn run(cli: &Cli, args: &BenchArgs) -> anyhow::Result<u8> {
     let setup = PipelineSetup::load(cli, &args.pipeline)?;
     let resolved = setup.resolve()?;
-    let report = crate::bench::run(&resolved, args.samples as usize, &args.server.access())?;
-    out!("{}", report.render());
+    let json = if args.throughput {
+        let report = crate::bench::throughput::run(
+            &resolved,
+            args.duration,
+            args.seed,
+            args.out.clone(),
+            &args.server.access(),
+        )?;
+        out!("{}", report.render());
+        serde_json::to_string_pretty(&report)?
+    } else {
+        let report = crate::bench::run(&resolved, args.samples as usize, &args.server.access())?;
+        out!("{}", report.render());
+        serde_json::to_string_pretty(&report)?
+    };
     if let Some(path) = &args.json {
-        std::fs::write(path, serde_json::to_string_pretty(&report)?)?;
+        std::fs::write(path, json)?;
     }
     Ok(EXIT_CLEAN)
 }

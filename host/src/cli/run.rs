@@ -128,6 +128,7 @@ pub(super) fn run(cli: &Cli, args: &RunArgs) -> anyhow::Result<u8> {
             progress_every: args.progress_every,
         },
         interrupt: Some(interrupt_on_ctrl_c()),
+        measure: false,
     };
     let summary = crate::run::run(&resolved, &options)?;
     if args.json {

@@ -77,6 +77,16 @@ pub trait Driver: Send + Sync {
     async fn server_version(&self) -> Option<String> {
         None
     }
+
+    /// A statement that makes one session's commits cheaper without
+    /// changing what any transaction sees, for sessions that only load
+    /// tables and replay (PostgreSQL: `SET synchronous_commit = off`, a
+    /// commit is visible at once and only its flush to disk is deferred);
+    /// `None` where the DBMS has no such per-session setting (InnoDB's
+    /// `innodb_flush_log_at_trx_commit` is global).
+    fn relaxed_commits(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// One connection. Statements run one at a time.
@@ -86,6 +96,26 @@ pub trait Session: Send {
     fn key(&self) -> SessionKey;
 
     async fn execute(&mut self, sql: &str) -> Result<QueryResult, RawDbError>;
+
+    /// Runs `statements` in order, their results dropped, stopping at the
+    /// first error; as one request where the driver can (a multi-statement
+    /// round trip), one statement at a time otherwise.
+    async fn execute_batch(&mut self, statements: &[String]) -> Result<(), BatchError> {
+        for (i, sql) in statements.iter().enumerate() {
+            self.execute(sql)
+                .await
+                .map_err(|error| BatchError { at: Some(i), error })?;
+        }
+        Ok(())
+    }
+}
+
+/// A statement of a batch failed.
+#[derive(Debug, Clone)]
+pub struct BatchError {
+    /// Which statement, where the driver can tell.
+    pub at: Option<usize>,
+    pub error: RawDbError,
 }
 
 /// A session's identity for its driver's monitor: an id the server knows, and

@@ -1,7 +1,8 @@
 //! The MySQL-protocol driver (MySQL, MariaDB, TiDB), on mysql_async.
 
 use super::{
-    redact_url, Driver, DriverError, LockProbeSpec, Monitor, QueryResult, Session, SessionKey,
+    redact_url, BatchError, Driver, DriverError, LockProbeSpec, Monitor, QueryResult, Session,
+    SessionKey,
 };
 use async_trait::async_trait;
 use mysql_async::consts::{ColumnFlags, ColumnType};
@@ -205,6 +206,21 @@ impl Session for MysqlSession {
 
     async fn execute(&mut self, sql: &str) -> Result<QueryResult, RawDbError> {
         query(&mut self.conn, sql).await.map_err(raw_error)
+    }
+
+    /// One COM_QUERY with the statements separated by `;` (the connection
+    /// allows multiple statements); the server stops at the first error.
+    async fn execute_batch(&mut self, statements: &[String]) -> Result<(), BatchError> {
+        if statements.is_empty() {
+            return Ok(());
+        }
+        self.conn
+            .query_drop(statements.join(";\n"))
+            .await
+            .map_err(|e| BatchError {
+                at: None,
+                error: raw_error(e),
+            })
     }
 }
 

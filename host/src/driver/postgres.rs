@@ -1,7 +1,8 @@
 //! The PostgreSQL-protocol driver (PostgreSQL, CockroachDB), on tokio-postgres.
 
 use super::{
-    redact_url, Driver, DriverError, LockProbeSpec, Monitor, QueryResult, Session, SessionKey,
+    redact_url, BatchError, Driver, DriverError, LockProbeSpec, Monitor, QueryResult, Session,
+    SessionKey,
 };
 use async_trait::async_trait;
 use futures_util::{pin_mut, TryStreamExt};
@@ -218,6 +219,10 @@ impl Driver for PostgresDriver {
         self.url.clone()
     }
 
+    fn relaxed_commits(&self) -> Option<&'static str> {
+        Some("SET synchronous_commit = off")
+    }
+
     async fn connect(&self) -> Result<Box<dyn Session>, DriverError> {
         let client = self.client().await?;
         let pid = session_id(&client, &self.control).await?;
@@ -280,6 +285,21 @@ async fn session_id(client: &Client, control: &SessionControl) -> Result<String,
 impl Session for PostgresSession {
     fn key(&self) -> SessionKey {
         self.key.clone()
+    }
+
+    /// One simple-protocol query with the statements separated by `;`; the
+    /// server stops at the first error.
+    async fn execute_batch(&mut self, statements: &[String]) -> Result<(), BatchError> {
+        if statements.is_empty() {
+            return Ok(());
+        }
+        self.client
+            .batch_execute(&statements.join(";\n"))
+            .await
+            .map_err(|e| BatchError {
+                at: None,
+                error: raw_error(e),
+            })
     }
 
     async fn execute(&mut self, sql: &str) -> Result<QueryResult, RawDbError> {

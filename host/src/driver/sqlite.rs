@@ -7,7 +7,7 @@
 //! blocked on a server, and the session's shared state tells the lock probe,
 //! precisely, whether it is waiting.
 
-use super::{Driver, DriverError, Monitor, QueryResult, Session, SessionKey, Timeouts};
+use super::{BatchError, Driver, DriverError, Monitor, QueryResult, Session, SessionKey, Timeouts};
 use async_trait::async_trait;
 use rusqlite::{config::DbConfig, ffi, types::ValueRef, Connection, OpenFlags};
 use std::path::PathBuf;
@@ -85,6 +85,12 @@ enum Command {
     Execute {
         sql: String,
         reply: oneshot::Sender<Result<QueryResult, RawDbError>>,
+    },
+    /// Statements run one after another on the session's thread, stopping
+    /// at the first error: one hand-over instead of one per statement.
+    Batch {
+        statements: Vec<String>,
+        reply: oneshot::Sender<Result<(), BatchError>>,
     },
 }
 
@@ -173,6 +179,26 @@ impl Session for SqliteSession {
             .map_err(|_| lost())?;
         answer.await.map_err(|_| lost())?
     }
+
+    async fn execute_batch(&mut self, statements: &[String]) -> Result<(), BatchError> {
+        self.state.cancel.store(false, Ordering::SeqCst);
+        let (reply, answer) = oneshot::channel();
+        let lost = || BatchError {
+            at: None,
+            error: RawDbError {
+                message: "the SQLite session thread is gone".into(),
+                connection_lost: true,
+                ..RawDbError::default()
+            },
+        };
+        self.commands
+            .send(Command::Batch {
+                statements: statements.to_vec(),
+                reply,
+            })
+            .map_err(|_| lost())?;
+        answer.await.map_err(|_| lost())?
+    }
 }
 
 fn serve(
@@ -181,9 +207,21 @@ fn serve(
     state: Arc<WaitState>,
     timeouts: Timeouts,
 ) {
-    while let Ok(Command::Execute { sql, reply }) = commands.recv() {
-        let result = execute_with_retry(&conn, &sql, &state, timeouts);
-        let _ = reply.send(result);
+    while let Ok(command) = commands.recv() {
+        match command {
+            Command::Execute { sql, reply } => {
+                let result = execute_with_retry(&conn, &sql, &state, timeouts);
+                let _ = reply.send(result);
+            }
+            Command::Batch { statements, reply } => {
+                let result = statements.iter().enumerate().try_for_each(|(i, sql)| {
+                    execute_with_retry(&conn, sql, &state, timeouts)
+                        .map(drop)
+                        .map_err(|error| BatchError { at: Some(i), error })
+                });
+                let _ = reply.send(result);
+            }
+        }
     }
 }
 

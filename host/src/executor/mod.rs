@@ -16,7 +16,11 @@ use txlab_plugin_api::ir::*;
 
 #[derive(Clone, Copy, Debug)]
 pub struct ExecutorSettings {
-    /// How long to wait for a reply before asking the lock-wait probe.
+    /// How long after submitting a statement to wait for its reply before
+    /// the first lock-wait probe (the servers show a lock wait about 0.5 ms
+    /// after the statement was sent).
+    pub probe_after: Duration,
+    /// Between lock-wait probes while a statement gives no reply.
     pub probe_interval: Duration,
     /// A statement without reply counts as blocked after this long when the probe
     /// cannot tell (the run is then marked as not fully observed).
@@ -37,6 +41,13 @@ pub struct ExecutorSettings {
     /// creates the tables afresh and leaves the same pause after that
     /// set-up, before the first statement.
     pub pace: Duration,
+    /// Table resets and session set-ups go as one request each where the
+    /// driver sends several statements at once (the same statements; one
+    /// round trip instead of one per statement), and a scratch session whose
+    /// last statement was a COMMIT or ROLLBACK that succeeded is handed back
+    /// without another ROLLBACK. The executor itself sends a case's
+    /// statements one at a time either way.
+    pub fewer_round_trips: bool,
     /// How long the monitor's probes and cancels may take before the server
     /// counts as not answering (a case's own statements are bounded by the
     /// timeouts above).
@@ -46,12 +57,14 @@ pub struct ExecutorSettings {
 impl Default for ExecutorSettings {
     fn default() -> Self {
         ExecutorSettings {
-            probe_interval: Duration::from_millis(1),
+            probe_after: Duration::from_micros(500),
+            probe_interval: Duration::from_micros(500),
             block_timeout: Duration::from_millis(500),
             settle_timeout: Duration::from_millis(200),
             stall_timeout: Duration::from_secs(10),
             reply_timeout: Duration::from_secs(15),
             pace: Duration::ZERO,
+            fewer_round_trips: true,
             deadlines: Deadlines::default(),
         }
     }
@@ -117,6 +130,7 @@ pub struct ScheduleExecutor<'a> {
 /// (its statement never returned, or its connection broke) and must be replaced.
 pub type ReturnedSessions = Vec<Option<Box<dyn Session>>>;
 
+pub mod fine_timer;
 mod schedule;
 pub use schedule::empty_history;
 

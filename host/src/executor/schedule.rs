@@ -1,8 +1,9 @@
 //! The state machine of one schedule run: submit, wait or confirm blocked,
 //! record replies in arrival order, settle after a transaction ends.
 
-use super::{success_outcome, ExecError, ReturnedSessions, ScheduleExecutor};
+use super::{fine_timer, success_outcome, ExecError, ReturnedSessions, ScheduleExecutor};
 use crate::driver::{within, QueryResult, Session, SessionKey};
+use crate::phases;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -317,7 +318,9 @@ impl Run<'_, '_> {
             }
             // Every unfinished transaction is blocked: only the DBMS can move now
             // (a deadlock victim, a lock-wait timeout).
-            match timeout(self.exec.settings.stall_timeout, self.events.recv()).await {
+            let waited = timeout(self.exec.settings.stall_timeout, self.events.recv()).await;
+            phases::charge(phases::Phase::Statements, phases::Phase::BlockWaits);
+            match waited {
                 Ok(Some(reply)) => {
                     self.queue.push_back(reply);
                     self.process_queue().await?;
@@ -354,6 +357,7 @@ impl Run<'_, '_> {
             return Ok(());
         }
         tokio::time::sleep(pace).await;
+        phases::charge(phases::Phase::Statements, phases::Phase::Idle);
         while let Ok(reply) = self.events.try_recv() {
             self.queue.push_back(reply);
         }
@@ -394,6 +398,15 @@ impl Run<'_, '_> {
     async fn await_statement(&mut self, at: StatementRef) -> Result<(), ExecError> {
         let submitted = Instant::now();
         let result = self.await_statement_inner(at, submitted).await;
+        // The wait just ended goes to what the statement turned out to be.
+        let spent = if self.phase(at) == Phase::Blocked(at) {
+            phases::Phase::BlockWaits
+        } else if self.case.statement(at).is_some_and(Statement::is_end) {
+            phases::Phase::Commits
+        } else {
+            phases::Phase::Statements
+        };
+        phases::charge(phases::Phase::Statements, spent);
         // Whatever ended the wait, resumptions still held are recorded now.
         self.release_held(None);
         if result.is_ok() {
@@ -407,14 +420,19 @@ impl Run<'_, '_> {
         at: StatementRef,
         submitted: Instant,
     ) -> Result<(), ExecError> {
+        // The first probe comes when a lock wait would have shown on the
+        // server; the next ones every `probe_interval`.
+        let mut wait = self.exec.settings.probe_after;
         loop {
             if self.phase(at) != Phase::Running(at) {
                 return Ok(());
             }
-            match timeout(self.exec.settings.probe_interval, self.events.recv()).await {
-                Ok(Some(reply)) => self.reply_while_waiting(at, reply).await?,
-                Ok(None) => return Err(ExecError::SessionGone),
-                Err(_) => {
+            let got = fine_timer::timeout(wait, self.events.recv()).await;
+            wait = self.exec.settings.probe_interval;
+            match got {
+                Some(Some(reply)) => self.reply_while_waiting(at, reply).await?,
+                Some(None) => return Err(ExecError::SessionGone),
+                None => {
                     // The probe may take a moment; a reply that arrives meanwhile
                     // wins over its answer.
                     let waiting = self.probe(at).await?;
@@ -660,8 +678,12 @@ impl Run<'_, '_> {
 
     /// Rolls back `txn`'s open transaction, keeping other replies in the queue.
     async fn rollback(&mut self, txn: usize) -> Result<(), ExecError> {
+        // Until now: the statement whose error aborted the transaction.
+        phases::charge(phases::Phase::Statements, phases::Phase::Statements);
         self.send(txn, Tag::Cleanup, self.rendered.control.rollback.clone())?;
-        match self.wait_cleanup_reply(txn).await? {
+        let reply = self.wait_cleanup_reply(txn).await?;
+        phases::charge(phases::Phase::Statements, phases::Phase::Commits);
+        match reply {
             Some(Ok(_)) => {}
             Some(Err(e)) => self.note(format!(
                 "the ROLLBACK after {}'s abort failed: {}",
@@ -711,6 +733,22 @@ impl Run<'_, '_> {
                 _ => None,
             })
             .collect();
+        if blocked.is_empty() {
+            return Ok(());
+        }
+        // Until now: the reply of the statement that released the locks.
+        let releasing = self
+            .last_release
+            .and_then(|at| self.case.statement(at))
+            .is_some_and(Statement::is_end);
+        phases::charge(
+            phases::Phase::Statements,
+            if releasing {
+                phases::Phase::Commits
+            } else {
+                phases::Phase::Statements
+            },
+        );
         for at in blocked {
             let started = Instant::now();
             loop {
@@ -741,13 +779,14 @@ impl Run<'_, '_> {
                         break;
                     }
                 }
-                if let Ok(Some(r)) =
-                    timeout(self.exec.settings.probe_interval, self.events.recv()).await
+                if let Some(Some(r)) =
+                    fine_timer::timeout(self.exec.settings.probe_interval, self.events.recv()).await
                 {
                     self.queue.push_back(r);
                 }
             }
         }
+        phases::charge(phases::Phase::Statements, phases::Phase::BlockWaits);
         Ok(())
     }
 

@@ -69,12 +69,14 @@ fn case(txns: &[&[&str]], order: &[usize]) -> (TestCase, RenderedCase) {
 
 fn settings() -> ExecutorSettings {
     ExecutorSettings {
+        probe_after: Duration::from_millis(1),
         probe_interval: Duration::from_millis(1),
         block_timeout: Duration::from_millis(30),
         settle_timeout: Duration::from_millis(30),
         stall_timeout: Duration::from_millis(100),
         reply_timeout: Duration::from_secs(2),
         pace: Duration::ZERO,
+        fewer_round_trips: true,
         deadlines: crate::driver::Deadlines {
             statement: Duration::from_secs(2),
             monitor: Duration::from_millis(300),

@@ -7,6 +7,7 @@ use super::CaseError;
 use crate::driver::Interrupt;
 use crate::executor::{empty_history, ScheduleExecutor};
 use crate::io::ReproCase;
+use crate::phases::{self, Phase};
 use crate::setup::{worker_runtime, Environment, OracleInstance, Resolved, SetupError};
 use crate::target::{open_driver, CaseDb, ScratchDb};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -203,6 +204,7 @@ impl<'a> CaseRunner<'a> {
             env.settings.deadlines,
             env.interrupt.clone(),
         ))?;
+        case_db.set_batch(env.settings.fewer_round_trips);
         runtime.block_on(case_db.preflight(setups))?;
         let server_started = runtime.block_on(started_within(case_db.driver()));
         let server_version = runtime.block_on(version_within(case_db.driver()));
@@ -234,6 +236,7 @@ impl<'a> CaseRunner<'a> {
         only: Option<&str>,
     ) -> Result<Evaluated, CaseError> {
         case.validate().map_err(CaseError::Invalid)?;
+        let generating = phases::enter(Phase::Generate);
         let mut prepared = case.clone();
         let mut failed_prepare: Vec<(usize, CallError)> = Vec::new();
         for (i, o) in self.oracles.iter_mut().enumerate() {
@@ -256,6 +259,7 @@ impl<'a> CaseRunner<'a> {
             .dialect
             .render_case(&prepared, &self.limits)
             .map_err(CaseError::Render)?;
+        drop(generating);
         let history = match self.execute_surviving(&prepared, &rendered) {
             Ok(history) => history,
             Err(e) => return Err(self.after_failure(e)),
@@ -272,6 +276,7 @@ impl<'a> CaseRunner<'a> {
             if self.scratch.as_ref().is_some_and(ScratchDb::is_cut_off) {
                 break;
             }
+            let _checking = phases::enter(Phase::Check(i.min(u8::MAX as usize) as u8));
             let verdict = match failed_prepare.iter().position(|(f, _)| *f == i) {
                 Some(at) => Err(failed_prepare.swap_remove(at).1),
                 None => match &mut self.scratch {
@@ -568,13 +573,17 @@ impl<'a> CaseRunner<'a> {
             if paced {
                 db.forget_tables();
             }
+            let resetting = phases::enter(Phase::Reset);
             db.prepare(&dialect, case, rendered).await?;
+            drop(resetting);
             let setups: Vec<SessionSetup> = rendered
                 .transactions
                 .iter()
                 .map(|t| t.session.clone())
                 .collect();
+            let setting_up = phases::enter(Phase::Setup);
             let sessions = db.sessions(&setups).await?;
+            drop(setting_up);
             if paced {
                 tokio::time::sleep(settings.pace).await;
             }
@@ -584,9 +593,12 @@ impl<'a> CaseRunner<'a> {
                 classifier: dialect.as_ref(),
                 interrupt,
             };
+            let running = phases::enter(Phase::Statements);
             let (history, sessions) = executor.run(case, rendered, sessions).await;
+            drop(running);
             db.give_back(sessions, &setups);
             let mut history = history?;
+            let _reading = phases::enter(Phase::FinalState);
             if read_final_state {
                 match db.read_state(rendered).await {
                     Ok(state) => history.final_state = Some(state),

@@ -14,6 +14,7 @@ mod plan;
 pub mod reduction;
 mod shared;
 mod summary;
+pub mod throughput;
 mod worker;
 
 pub use case_runner::{CaseRunner, Evaluated, OracleVerdict};
@@ -58,6 +59,8 @@ pub struct RunOptions {
     /// finishes its case, the summary is written and the run's databases
     /// are dropped.
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// Measure where each worker's time goes (`RunSummary::measured`).
+    pub measure: bool,
 }
 
 fn plan(resolved: &Resolved<'_>, options: &RunOptions) -> Plan {
@@ -156,7 +159,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     // directory included).
     let workers = match plan.extent {
         Extent::Single(_) => 1,
-        _ => p.run.workers,
+        _ => p.run.workers.resolve(crate::config::MAX_WORKERS),
     };
     let mut plugins = Vec::new();
     for _ in 0..workers {
@@ -187,6 +190,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
             run_ends: None,
             strict: p.run.strict || options.strict,
             server_version,
+            measured: options.measure.then(Default::default),
         });
     }
     tracing::info!(target: "txlab::run", "target ready: dialect {}", resolved.info.name);
@@ -269,6 +273,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     summary.stopped_early = shared.stop_reason.lock().expect("lock").take();
     summary.interrupted = shared.interrupted();
     summary.databases = env.created_databases();
+    summary.measured = workers.iter().filter_map(|w| w.measured.clone()).collect();
     let mut output_errors = std::mem::take(&mut *shared.output_errors.lock().expect("lock"));
     if !output_errors.is_empty() {
         summary.output_error = Some(output_errors.join("; "));

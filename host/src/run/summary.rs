@@ -17,6 +17,10 @@ pub const SUMMARY_FORMAT_VERSION: u32 = 1;
 pub struct RunSummary {
     /// [`SUMMARY_FORMAT_VERSION`].
     pub format_version: u32,
+    /// Each worker's measurements, when the run measured them
+    /// (`RunOptions::measure`); not part of `summary.json`.
+    #[serde(skip)]
+    pub measured: Vec<super::throughput::Measured>,
     pub txlab_version: String,
     /// The DBMS's version as the driver read it when the run started.
     pub server_version: Option<String>,

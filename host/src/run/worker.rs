@@ -5,9 +5,11 @@ use super::case_runner::CaseRunner;
 use super::plan::Plan;
 use super::reduction::reduce_and_write;
 use super::shared::Shared;
+use super::throughput::Measured;
 use super::CaseError;
 use crate::config::ReduceSettings;
 use crate::io::{write_finding, FindingInput, FindingOrigin, ReductionOutcome, ReportKind};
+use crate::phases::{self, Phase};
 use crate::setup::Resolved;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -29,6 +31,9 @@ pub(super) struct Worker<'a> {
     pub(super) strict: bool,
     /// The DBMS's version, as the runner read it when it opened.
     pub(super) server_version: Option<String>,
+    /// Where the time goes and what ran, when the run measures it
+    /// (`txlab bench --throughput`).
+    pub(super) measured: Option<Measured>,
 }
 
 /// What one case came to.
@@ -64,6 +69,16 @@ pub(super) struct WrittenFinding {
 
 impl Worker<'_> {
     pub(super) fn work(&mut self, seed: u64, plan: &Plan, shared: &Shared) {
+        if self.measured.is_some() {
+            phases::install();
+        }
+        self.work_cases(seed, plan, shared);
+        if let (Some(measured), Some(totals)) = (&mut self.measured, phases::finish()) {
+            measured.phases = totals;
+        }
+    }
+
+    fn work_cases(&mut self, seed: u64, plan: &Plan, shared: &Shared) {
         loop {
             if shared.interrupted() {
                 shared.stop(INTERRUPTED.into());
@@ -96,6 +111,9 @@ impl Worker<'_> {
                 }
                 _ => {}
             }
+            if let (Some(measured), Ok(result)) = (&mut self.measured, &result) {
+                measured.count(result);
+            }
             shared.record(seed, request, &result);
             shared.progress.inc(1);
             shared.refresh();
@@ -104,10 +122,12 @@ impl Worker<'_> {
 
     fn run_case(&mut self, request: CaseRequest, shared: &Shared) -> Result<CaseResult, CaseError> {
         let r = self.resolved;
+        let generating = phases::enter(Phase::Generate);
         let case = self
             .generator
             .next_case(request)
             .map_err(CaseError::Generator)?;
+        drop(generating);
         case.validate()
             .map_err(|error| CaseError::GeneratedInvalid {
                 generator: self.generator.label().to_string(),
@@ -162,6 +182,7 @@ impl Worker<'_> {
                         request,
                         server_version: self.server_version.as_deref(),
                     };
+                    let _writing = phases::enter(Phase::Findings);
                     let repro = repro_case
                         .get_or_insert_with(|| self.runner.repro_case(&case, &run.prepared));
                     let dir = write_finding(
@@ -224,6 +245,7 @@ impl Worker<'_> {
                     continue;
                 }
                 let dir = result.findings[i].dir.clone();
+                let _reducing = phases::enter(Phase::Reduce);
                 let report = reduce_and_write(
                     &mut self.runner,
                     &dir,

@@ -193,6 +193,7 @@ impl Environment {
             location,
             timeouts,
             settings: ExecutorSettings {
+                probe_after: e.probe_after.0,
                 probe_interval: e.probe_interval.0,
                 block_timeout: e.block_timeout.0,
                 settle_timeout: e.settle_timeout.0,
@@ -201,6 +202,7 @@ impl Environment {
                     + e.lock_wait_timeout.0
                     + Duration::from_secs(2),
                 pace: e.pace.0,
+                fewer_round_trips: e.fewer_round_trips,
                 deadlines: timeouts.deadlines(),
             },
             limits: e.session_limits(),

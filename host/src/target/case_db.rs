@@ -28,6 +28,8 @@ pub struct CaseDb {
     interrupt: Interrupt,
     /// An operation was cut off: the connections are in no known state.
     stale: bool,
+    /// Resets and set-ups as one request each (`ExecutorSettings::batch`).
+    batch: bool,
 }
 
 impl CaseDb {
@@ -45,7 +47,7 @@ impl CaseDb {
             deadlines.statement,
             &interrupt,
             "setting up a session",
-            apply_setup(admin.as_mut(), admin_setup),
+            apply_setup(admin.as_mut(), admin_setup, false),
         )
         .await?;
         Ok(CaseDb {
@@ -58,7 +60,14 @@ impl CaseDb {
             deadlines,
             interrupt,
             stale: false,
+            batch: true,
         })
+    }
+
+    /// Whether resets and session set-ups go as one request each (the
+    /// default) or one statement per request.
+    pub fn set_batch(&mut self, batch: bool) {
+        self.batch = batch;
     }
 
     pub fn driver(&self) -> &dyn Driver {
@@ -101,7 +110,7 @@ impl CaseDb {
             Some(monitor) => monitor?,
         };
         let mut admin = self.connect().await?;
-        let setup = apply_setup(admin.as_mut(), &self.admin_setup);
+        let setup = apply_setup(admin.as_mut(), &self.admin_setup, false);
         let (deadline, interrupt) = (self.deadlines.statement, self.interrupt.clone());
         bounded(deadline, &interrupt, "setting up a session", setup).await?;
         self.monitor = monitor;
@@ -135,6 +144,7 @@ impl CaseDb {
             &mut self.schema,
             &case.schema,
             rendered,
+            self.batch,
         );
         let result = bounded(deadline, &interrupt, "resetting the case's tables", reset).await;
         self.check(result)
@@ -155,16 +165,28 @@ impl CaseDb {
             });
         }
         let (deadline, interrupt) = (self.deadlines.statement, self.interrupt.clone());
+        let batch = self.batch;
         let mut out = Vec::with_capacity(setups.len());
-        for (mut pooled, setup) in self
-            .pool
-            .drain(..setups.len())
-            .collect::<Vec<_>>()
-            .into_iter()
-            .zip(setups)
-        {
+        // With fewer round trips, each set-up takes a kept session already
+        // set up that way where there is one; the others take the first ones left.
+        let mut chosen: Vec<Option<Pooled>> = setups.iter().map(|_| None).collect();
+        if batch {
+            for (slot, setup) in chosen.iter_mut().zip(setups) {
+                if let Some(i) = self
+                    .pool
+                    .iter()
+                    .position(|p| p.setup.as_ref() == Some(setup))
+                {
+                    *slot = Some(self.pool.remove(i));
+                }
+            }
+        }
+        for slot in chosen.iter_mut().filter(|s| s.is_none()) {
+            *slot = Some(self.pool.remove(0));
+        }
+        for (mut pooled, setup) in chosen.into_iter().flatten().zip(setups) {
             if pooled.setup.as_ref() != Some(setup) {
-                let set_up = apply_setup(pooled.session.as_mut(), setup);
+                let set_up = apply_setup(pooled.session.as_mut(), setup, batch);
                 let result = bounded(deadline, &interrupt, "setting up a session", set_up).await;
                 self.check(result)?;
             }
@@ -192,7 +214,8 @@ impl CaseDb {
         let mut session = self.driver.connect().await?;
         let (deadline, interrupt) = (self.deadlines.statement, self.interrupt.clone());
         for setup in setups {
-            let set_up = apply_setup(session.as_mut(), setup);
+            // One statement at a time: a refused setting is named exactly.
+            let set_up = apply_setup(session.as_mut(), setup, false);
             bounded(deadline, &interrupt, "setting up a session", set_up).await?;
         }
         self.pool.push(Pooled {

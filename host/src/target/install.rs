@@ -2,7 +2,7 @@
 //! in place, setting sessions up, and reading tables back.
 
 use super::TargetError;
-use crate::driver::Session;
+use crate::driver::{BatchError, Session};
 use txlab_loader::DialectHandle;
 use txlab_plugin_api::ir::*;
 
@@ -37,12 +37,16 @@ pub(super) async fn read_tables(
 
 /// Puts a schema and rows in place: drops the previous case's tables when the
 /// schema changed, otherwise empties them; then loads the rows in one transaction.
+/// With `batch`, the drops and creations go as one request and the load as
+/// another (one round trip each where the driver sends several statements at
+/// once); otherwise one statement per request. The statements are the same.
 pub(super) async fn install(
     admin: &mut dyn Session,
     dialect: &DialectHandle,
     previous: &mut Option<Schema>,
     schema: &Schema,
     rendered: &RenderedCase,
+    batch: bool,
 ) -> Result<(), TargetError> {
     let mut statements: Vec<(String, &'static str)> = Vec::new();
     let same = previous.as_ref() == Some(schema);
@@ -57,11 +61,19 @@ pub(super) async fn install(
             statements.push((sql.clone(), "creating the tables"));
         }
     }
-    for (sql, during) in statements {
+    if batch && !statements.is_empty() {
+        let sqls: Vec<String> = statements.iter().map(|(sql, _)| sql.clone()).collect();
         admin
-            .execute(&sql)
+            .execute_batch(&sqls)
             .await
-            .map_err(|e| run_error(&sql, during, e))?;
+            .map_err(|e| batch_error(&statements, e))?;
+    } else {
+        for (sql, during) in statements {
+            admin
+                .execute(&sql)
+                .await
+                .map_err(|e| run_error(&sql, during, e))?;
+        }
     }
     *previous = Some(schema.clone());
     // The cheap reset: DELETE + one multi-row INSERT per table, in one transaction.
@@ -72,15 +84,66 @@ pub(super) async fn install(
     }
     load.extend(rendered.populate.iter().cloned());
     load.push(control.commit.clone());
-    for sql in &load {
-        if let Err(e) = admin.execute(sql).await {
-            let _ = admin.execute(&control.rollback).await;
-            // Forget the schema so the next case starts from scratch.
-            *previous = None;
-            return Err(run_error(sql, "loading the initial rows", e));
+    let loaded = if batch {
+        admin.execute_batch(&load).await
+    } else {
+        let mut loaded = Ok(());
+        for (i, sql) in load.iter().enumerate() {
+            if let Err(error) = admin.execute(sql).await {
+                loaded = Err(BatchError { at: Some(i), error });
+                break;
+            }
         }
+        loaded
+    };
+    if let Err(e) = loaded {
+        let _ = admin.execute(&control.rollback).await;
+        // Forget the schema so the next case starts from scratch.
+        *previous = None;
+        let sql = match e.at {
+            Some(i) => load[i].clone(),
+            None => load.join(";\n"),
+        };
+        return Err(run_error(&sql, "loading the initial rows", e.error));
     }
     Ok(())
+}
+
+/// The error of a batch of (statement, what it was for): the statement that
+/// failed where the driver tells, all of them otherwise.
+fn batch_error(statements: &[(String, &'static str)], e: BatchError) -> TargetError {
+    match e.at.and_then(|i| statements.get(i)) {
+        Some((sql, during)) => run_error(sql, during, e.error),
+        None => {
+            let sql: Vec<&str> = statements.iter().map(|(s, _)| s.as_str()).collect();
+            run_error(&sql.join(";\n"), "setting up the tables", e.error)
+        }
+    }
+}
+
+/// Makes a loading or replaying session's commits cheaper where the driver
+/// knows how ([`crate::driver::Driver::relaxed_commits`]). Best effort: a
+/// server that refuses the setting (a PostgreSQL-wire DBMS without it) keeps
+/// its durable commits.
+pub(super) async fn relax_commits(session: &mut dyn Session, statement: Option<&str>) {
+    if let Some(sql) = statement {
+        if let Err(e) = session.execute(sql).await {
+            tracing::debug!(target: "txlab::target", "`{sql}` refused ({}); commits stay durable", e.message);
+        }
+    }
+}
+
+/// A set-up statement failed; the checks say what the set-up needs, and the
+/// error says it too.
+fn setup_error(sql: &str, setup: &SessionSetup, e: RawDbError) -> TargetError {
+    let needs: Vec<&str> = setup.checks.iter().map(|c| c.explain.as_str()).collect();
+    let mut error = run_error(sql, "setting up a session", e);
+    if let TargetError::Statement { message, .. } = &mut error {
+        if !needs.is_empty() {
+            message.push_str(&format!(" ({})", needs.join("; ")));
+        }
+    }
+    error
 }
 
 /// A value as text, the way session checks compare it.
@@ -95,22 +158,30 @@ fn value_text(v: &Value) -> String {
     }
 }
 
-/// Runs a session's set-up statements, then its checks.
+/// Runs a session's set-up statements, as one request with `batch`, then
+/// its checks.
 pub(super) async fn apply_setup(
     session: &mut dyn Session,
     setup: &SessionSetup,
+    batch: bool,
 ) -> Result<(), TargetError> {
-    for sql in &setup.statements {
+    if batch && setup.statements.len() > 1 {
+        if let Err(e) = session.execute_batch(&setup.statements).await {
+            let sql = match e.at {
+                Some(i) => setup.statements[i].clone(),
+                None => setup.statements.join(";\n"),
+            };
+            return Err(setup_error(&sql, setup, e.error));
+        }
+    }
+    let one_by_one = if batch && setup.statements.len() > 1 {
+        &[][..]
+    } else {
+        &setup.statements[..]
+    };
+    for sql in one_by_one {
         if let Err(e) = session.execute(sql).await {
-            // The checks say what the set-up needs; show that with the failure.
-            let needs: Vec<&str> = setup.checks.iter().map(|c| c.explain.as_str()).collect();
-            let mut error = run_error(sql, "setting up a session", e);
-            if let TargetError::Statement { message, .. } = &mut error {
-                if !needs.is_empty() {
-                    message.push_str(&format!(" ({})", needs.join("; ")));
-                }
-            }
-            return Err(error);
+            return Err(setup_error(sql, setup, e));
         }
     }
     for check in &setup.checks {

@@ -1,7 +1,7 @@
 //! The scratch database oracles replay on, lent to them as `HostDb`.
 
 use super::case_db::Pooled;
-use super::install::{apply_setup, install, read_tables};
+use super::install::{apply_setup, install, read_tables, relax_commits};
 use super::{bounded, to_outcome, TargetError};
 use crate::driver::{Driver, Interrupt, Monitor, Session};
 use crate::executor::{ExecError, ExecutorSettings, ScheduleExecutor};
@@ -26,7 +26,7 @@ pub struct ScratchDb {
     limits: SessionLimits,
     admin_setup: SessionSetup,
     admin: Option<Box<dyn Session>>,
-    sessions: HashMap<u32, (Pooled, IsolationLevel)>,
+    sessions: HashMap<u32, Lent>,
     idle: Vec<Pooled>,
     next_id: u32,
     schema: Option<Schema>,
@@ -40,6 +40,20 @@ pub struct ScratchDb {
     interrupt: Interrupt,
     /// The request the server did not answer in time, or the stop.
     cut_off: Option<TargetError>,
+}
+
+/// How many idle scratch sessions are kept, each set up for one isolation
+/// level, before a session is set up again for another.
+const KEPT_SCRATCH_SESSIONS: usize = 6;
+
+/// A session an oracle opened.
+struct Lent {
+    pooled: Pooled,
+    isolation: IsolationLevel,
+    /// No transaction can be open: nothing ran since it was lent, or the
+    /// last statement was a COMMIT or ROLLBACK that succeeded. Closing it
+    /// then needs no ROLLBACK (which would be a no-op on the server).
+    clean: bool,
 }
 
 /// A case with only a schema and rows: what a reset renders.
@@ -145,9 +159,13 @@ impl ScratchDb {
         if self.admin.is_none() {
             let setup = &self.admin_setup;
             let driver = &self.driver;
+            let relax = self.settings.fewer_round_trips;
             let connected = self.waiter().block("setting up a session", async {
                 let mut s = driver.connect().await?;
-                apply_setup(s.as_mut(), setup).await?;
+                if relax {
+                    relax_commits(s.as_mut(), driver.relaxed_commits()).await;
+                }
+                apply_setup(s.as_mut(), setup, false).await?;
                 Ok(s)
             });
             self.admin = Some(self.settle(connected)?);
@@ -164,10 +182,18 @@ impl ScratchDb {
         let dialect = self.dialect.clone();
         let mut previous = self.schema.take();
         let waiter = self.waiter();
+        let batch = self.settings.fewer_round_trips;
         let admin = self.admin()?;
         let result = waiter.block(
             "resetting the scratch tables",
-            install(admin.as_mut(), &dialect, &mut previous, &schema, &rendered),
+            install(
+                admin.as_mut(),
+                &dialect,
+                &mut previous,
+                &schema,
+                &rendered,
+                batch,
+            ),
         );
         self.schema = previous;
         self.settle(result)?;
@@ -178,18 +204,37 @@ impl ScratchDb {
     /// A kept session set up as `setup`, or a new one.
     fn session(&mut self, setup: &SessionSetup) -> Result<Pooled, PluginError> {
         let waiter = self.waiter();
-        let idle = self.idle.pop();
+        let batch = self.settings.fewer_round_trips;
+        // With fewer round trips: a kept session already set up this way,
+        // else a new one while few are kept (a connection is made once, a
+        // set-up would be paid again at every change of level), else any
+        // kept one, set up again.
+        let matching = self
+            .idle
+            .iter()
+            .position(|p| p.setup.as_ref() == Some(setup));
+        let idle = match matching {
+            Some(i) if batch => Some(self.idle.swap_remove(i)),
+            None if batch && self.idle.len() < KEPT_SCRATCH_SESSIONS => None,
+            _ => self.idle.pop(),
+        };
         let driver = &self.driver;
         let result = waiter.block("setting up a session", async {
             let mut pooled = match idle {
                 Some(p) => p,
-                None => Pooled {
-                    session: driver.connect().await?,
-                    setup: None,
-                },
+                None => {
+                    let mut session = driver.connect().await?;
+                    if batch {
+                        relax_commits(session.as_mut(), driver.relaxed_commits()).await;
+                    }
+                    Pooled {
+                        session,
+                        setup: None,
+                    }
+                }
             };
             if pooled.setup.as_ref() != Some(setup) {
-                apply_setup(pooled.session.as_mut(), setup).await?;
+                apply_setup(pooled.session.as_mut(), setup, batch).await?;
                 pooled.setup = Some(setup.clone());
             }
             Ok(pooled)
@@ -208,7 +253,14 @@ impl ScratchDb {
         let pooled = self.session(&setup)?;
         let id = self.next_id;
         self.next_id += 1;
-        self.sessions.insert(id, (pooled, isolation));
+        self.sessions.insert(
+            id,
+            Lent {
+                pooled,
+                isolation,
+                clean: true,
+            },
+        );
         Ok(id)
     }
 
@@ -217,22 +269,26 @@ impl ScratchDb {
             PluginError::host("execute before reset: the scratch database has no tables")
         })?;
         let waiter = self.waiter();
-        let (pooled, isolation) = self
+        let lent = self
             .sessions
             .get_mut(&id)
             .ok_or_else(|| PluginError::host(format!("no open scratch session {id}")))?;
-        let session = &mut pooled.session;
+        let session = &mut lent.pooled.session;
         let sql = self
             .dialect
             .render_statement(&RenderRequest {
                 schema,
-                isolation: *isolation,
+                isolation: lent.isolation,
                 statement: statement.clone(),
             })
             .map_err(|e| PluginError::host(e.to_string()))?;
         let result = waiter.block("a statement of the oracle's replay", async {
             Ok(session.execute(&sql).await)
         });
+        lent.clean = matches!(
+            (&result, &statement),
+            (Ok(Ok(_)), Statement::Commit | Statement::Rollback)
+        );
         let result = self.settle(result)?;
         to_outcome(result, &statement, self.dialect.as_ref())
             .map_err(|e| PluginError::host(e.to_string()))
@@ -276,6 +332,7 @@ impl ScratchDb {
         let dialect = self.dialect.clone();
         let mut previous = self.schema.take();
         let waiter = self.waiter();
+        let batch = self.settings.fewer_round_trips;
         let admin = self.admin()?;
         let installed = waiter.block(
             "resetting the scratch tables",
@@ -285,6 +342,7 @@ impl ScratchDb {
                 &mut previous,
                 &case.schema,
                 &rendered,
+                batch,
             ),
         );
         self.schema = previous;
@@ -339,10 +397,16 @@ impl ScratchDb {
     }
 
     fn close(&mut self, id: u32) -> Result<(), PluginError> {
-        let (mut pooled, _) = self
+        let Lent {
+            mut pooled, clean, ..
+        } = self
             .sessions
             .remove(&id)
             .ok_or_else(|| PluginError::host(format!("no open scratch session {id}")))?;
+        if clean && self.settings.fewer_round_trips {
+            self.idle.push(pooled);
+            return Ok(());
+        }
         // Whatever the oracle left open must not hold locks into the next check.
         let rollback = self.control.rollback.clone();
         let session = &mut pooled.session;
@@ -386,6 +450,7 @@ impl HostDb for ScratchDb {
         if let Some(e) = &self.cut_off {
             return Err(PluginError::host(format!("scratch database: {e}")));
         }
+        let _replaying = crate::phases::enter_replay();
         match request {
             HostDbRequest::Reset { schema, rows } => {
                 self.reset(schema, rows).map(|()| HostDbResponse::Done)

@@ -83,6 +83,10 @@ impl Run<'_, '_> {
                     self.abandoned.push(txn);
                 }
                 self.txns[txn].open = false;
+                crate::phases::charge(
+                    crate::phases::Phase::Statements,
+                    crate::phases::Phase::Commits,
+                );
             }
         }
         for (i, t) in self.history.transactions.iter().enumerate() {
