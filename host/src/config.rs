@@ -8,7 +8,7 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use toml::Spanned;
-use txlab_plugin_api::ir::IsolationLevel;
+use txlab_plugin_api::ir::{ExecutorMode, IsolationLevel};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -23,7 +23,9 @@ pub struct Pipeline {
     pub generator: PluginRef,
     #[serde(default)]
     pub reduce: ReduceSection,
-    #[serde(rename = "oracle")]
+    /// The oracles that judge each case; a stream (`executor.mode =
+    /// "stream"`) takes none: its history is checked as a whole.
+    #[serde(rename = "oracle", default)]
     pub oracles: Vec<PluginRef>,
 }
 
@@ -123,6 +125,14 @@ pub struct PluginRef {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ExecutorSection {
+    /// `schedule` (each case's statements in its submitted order) or
+    /// `stream` (sessions running transactions back to back).
+    pub mode: ExecutorMode,
+    /// Stream mode: concurrent sessions (1 to 64).
+    pub sessions: usize,
+    /// Stream mode: how often the history is checked in a window (and a
+    /// progress line printed).
+    pub check_interval: HumanDuration,
     pub probe_interval: HumanDuration,
     pub block_timeout: HumanDuration,
     pub settle_timeout: HumanDuration,
@@ -142,6 +152,9 @@ impl Default for ExecutorSection {
     fn default() -> Self {
         let d = crate::executor::ExecutorSettings::default();
         ExecutorSection {
+            mode: ExecutorMode::Schedule,
+            sessions: 8,
+            check_interval: HumanDuration(Duration::from_secs(5)),
             probe_interval: HumanDuration(d.probe_interval),
             block_timeout: HumanDuration(d.block_timeout),
             settle_timeout: HumanDuration(d.settle_timeout),
@@ -315,10 +328,36 @@ impl LoadedPipeline {
 
     fn validate(&self) -> Result<(), ConfigError> {
         let p = &self.pipeline;
-        if p.oracles.is_empty() {
+        let stream = p.executor.mode == ExecutorMode::Stream;
+        if p.oracles.is_empty() && !stream {
             return Err(self.error_at(
                 None,
                 "the pipeline needs at least one [[oracle]] table".into(),
+            ));
+        }
+        if stream && !p.oracles.is_empty() {
+            return Err(self.error_at(
+                Some(p.oracles[0].plugin.span()),
+                "a stream (`executor.mode = \"stream\"`) is checked as one history by txlab itself: leave out the [[oracle]] tables".into(),
+            ));
+        }
+        if p.executor.sessions == 0 || p.executor.sessions > crate::executor::stream::MAX_SESSIONS {
+            return Err(self.error_at(
+                None,
+                format!(
+                    "`executor.sessions` must be between 1 and {}, not {}",
+                    crate::executor::stream::MAX_SESSIONS,
+                    p.executor.sessions
+                ),
+            ));
+        }
+        if p.executor.check_interval.0.is_zero() || p.executor.check_interval.0 > MAX_EXECUTOR_TIMEOUT {
+            return Err(self.error_at(
+                None,
+                format!(
+                    "`executor.check_interval` must be above zero and at most {}",
+                    humantime::format_duration(MAX_EXECUTOR_TIMEOUT)
+                ),
             ));
         }
         if p.reduce.confirm == 0 || p.reduce.attempts == 0 {

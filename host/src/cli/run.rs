@@ -191,6 +191,20 @@ fn print_summary(s: &RunSummary) {
         x.blocked_statements,
         x.cases_with_blocking
     );
+    if let Some(t) = &s.stream {
+        out!(
+            "  stream: {} sessions, {} transactions ({} committed, {} aborted, {} unknown), {} windows checked{}",
+            t.sessions,
+            t.transactions,
+            t.committed,
+            t.aborted,
+            t.unknown,
+            t.windows,
+            t.peak_rss_kib
+                .map(|k| format!(", peak RSS {} MiB", k / 1024))
+                .unwrap_or_default()
+        );
+    }
     let mut kinds: Vec<_> = s.finding_kinds.iter().collect();
     kinds.sort_by(|a, b| b.1.cmp(a.1));
     for (kind, n) in kinds {

@@ -119,6 +119,7 @@ pub type ReturnedSessions = Vec<Option<Box<dyn Session>>>;
 
 mod schedule;
 pub use schedule::empty_history;
+pub mod stream;
 
 #[cfg(test)]
 mod fake;
