@@ -216,6 +216,11 @@ impl Checker {
         let mut running = tally.sessions;
         let mut next_check = Instant::now() + self.check_every;
         while running > 0 {
+            // A busy channel never times out: the clock decides.
+            if Instant::now() >= next_check {
+                next_check = Instant::now() + self.check_every;
+                self.check(false, resolved, run_dir, summary, tally)?;
+            }
             let wait = next_check.saturating_duration_since(Instant::now());
             match events.recv_timeout(wait) {
                 Ok(StreamEvent::Case { session, case, .. }) => {
@@ -257,10 +262,7 @@ impl Checker {
                         summary.errors += 1;
                     }
                 }
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    next_check = Instant::now() + self.check_every;
-                    self.check(false, resolved, run_dir, summary, tally)?;
-                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
         }
