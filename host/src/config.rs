@@ -351,7 +351,9 @@ impl LoadedPipeline {
                 ),
             ));
         }
-        if p.executor.check_interval.0.is_zero() || p.executor.check_interval.0 > MAX_EXECUTOR_TIMEOUT {
+        if p.executor.check_interval.0.is_zero()
+            || p.executor.check_interval.0 > MAX_EXECUTOR_TIMEOUT
+        {
             return Err(self.error_at(
                 None,
                 format!(

@@ -378,7 +378,9 @@ fn stream_pipeline(executor: &str, generator: &str) -> impl Fn(String) -> String
         let t = t
             .replace("plugin = \"random\"", "plugin = \"elle\"")
             .replace("\n[[oracle]]\nplugin = \"wss\"\n", "");
-        format!("{t}\n[executor]\nmode = \"stream\"\n{executor}\n\n[generator.config]\n{generator}\n")
+        format!(
+            "{t}\n[executor]\nmode = \"stream\"\n{executor}\n\n[generator.config]\n{generator}\n"
+        )
     }
 }
 
@@ -386,15 +388,30 @@ fn stream_pipeline(executor: &str, generator: &str) -> impl Fn(String) -> String
 fn stream_options_out_of_their_range_are_refused_with_their_key() {
     let env = Env::new(&[]);
     let cases = [
-        (stream_pipeline("sessions = 0", ""), "`executor.sessions` must be between 1 and 64, not 0"),
-        (stream_pipeline("sessions = 65", ""), "`executor.sessions` must be between 1 and 64, not 65"),
+        (
+            stream_pipeline("sessions = 0", ""),
+            "`executor.sessions` must be between 1 and 64, not 0",
+        ),
+        (
+            stream_pipeline("sessions = 65", ""),
+            "`executor.sessions` must be between 1 and 64, not 65",
+        ),
         (
             stream_pipeline("check_interval = \"0s\"", ""),
             "`executor.check_interval` must be above zero and at most 1h",
         ),
-        (stream_pipeline("", "keys = 0"), "`keys` must be between 1 and 10000, not 0"),
-        (stream_pipeline("", "ops = [4, 2]"), "`ops` must be a range [min, max]"),
-        (stream_pipeline("", "hot_probability = 2.0"), "`hot_probability` must be between 0 and 1"),
+        (
+            stream_pipeline("", "keys = 0"),
+            "`keys` must be between 1 and 10000, not 0",
+        ),
+        (
+            stream_pipeline("", "ops = [4, 2]"),
+            "`ops` must be a range [min, max]",
+        ),
+        (
+            stream_pipeline("", "hot_probability = 2.0"),
+            "`hot_probability` must be between 0 and 1",
+        ),
     ];
     for (edit, expect) in cases {
         let text = refused_in(&env, edit, &[]);
@@ -402,19 +419,34 @@ fn stream_options_out_of_their_range_are_refused_with_their_key() {
         assert_eq!(text.trim().lines().count(), 1, "{text}");
     }
     // An unknown mode, and oracles in a stream, which would be ignored.
-    let text = refused_in(&env, |t: String| format!("{t}\n[executor]\nmode = \"burst\"\n"), &[]);
-    assert!(text.contains("unknown variant `burst`, expected `schedule` or `stream`"), "{text}");
     let text = refused_in(
         &env,
-        |t: String| format!("{t}\n[executor]\nmode = \"stream\"\n").replace("\"random\"", "\"elle\""),
+        |t: String| format!("{t}\n[executor]\nmode = \"burst\"\n"),
+        &[],
+    );
+    assert!(
+        text.contains("unknown variant `burst`, expected `schedule` or `stream`"),
+        "{text}"
+    );
+    let text = refused_in(
+        &env,
+        |t: String| {
+            format!("{t}\n[executor]\nmode = \"stream\"\n").replace("\"random\"", "\"elle\"")
+        },
         &[],
     );
     assert!(text.contains("leave out the [[oracle]] tables"), "{text}");
     // A stream needs the list-append workload.
     let text = refused_in(
         &env,
-        |t: String| format!("{t}\n[executor]\nmode = \"stream\"\n").replace("\n[[oracle]]\nplugin = \"wss\"\n", ""),
+        |t: String| {
+            format!("{t}\n[executor]\nmode = \"stream\"\n")
+                .replace("\n[[oracle]]\nplugin = \"wss\"\n", "")
+        },
         &[],
     );
-    assert!(text.contains("a stream checks list-append histories only"), "{text}");
+    assert!(
+        text.contains("a stream checks list-append histories only"),
+        "{text}"
+    );
 }

@@ -68,7 +68,10 @@ fn stream(config: &str, seconds: u64, url: Option<&str>) -> serde_json::Value {
     assert_eq!(s["errors"], 0, "{s}");
     assert_eq!(s["findings"], 0, "{s}");
     // A window line per check, with the memory.
-    assert!(text.contains("window 1: ") && text.contains("RSS "), "{text}");
+    assert!(
+        text.contains("window 1: ") && text.contains("RSS "),
+        "{text}"
+    );
     // Every anomaly written has its report, the window's history in Elle's
     // format and its cycle.
     for d in s["anomaly_dirs"].as_array().unwrap() {
@@ -94,11 +97,10 @@ async fn a_stream_runs_on_mariadb() {
         return;
     }
     let url = url(kind);
-    let s = tokio::task::spawn_blocking(move || {
-        stream("configs/stream-mariadb.toml", 5, Some(&url))
-    })
-    .await
-    .unwrap();
+    let s =
+        tokio::task::spawn_blocking(move || stream("configs/stream-mariadb.toml", 5, Some(&url)))
+            .await
+            .unwrap();
     // Hot keys and eight sessions: InnoDB's deadlock detection acts.
     assert!(s["stream"]["aborted"].as_u64().unwrap() > 0, "{s}");
 }
@@ -110,11 +112,10 @@ async fn a_stream_runs_on_postgres() {
         return;
     }
     let url = url(kind);
-    let s = tokio::task::spawn_blocking(move || {
-        stream("configs/stream-postgres.toml", 5, Some(&url))
-    })
-    .await
-    .unwrap();
+    let s =
+        tokio::task::spawn_blocking(move || stream("configs/stream-postgres.toml", 5, Some(&url)))
+            .await
+            .unwrap();
     // First-updater-wins and SSI abort some transactions.
     assert!(s["stream"]["aborted"].as_u64().unwrap() > 0, "{s}");
 }

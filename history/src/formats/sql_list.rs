@@ -233,6 +233,9 @@ mod tests {
         assert_eq!(parse_list(&row("")), Ok(vec![]));
         assert_eq!(parse_list(&row(",4,1,9")), Ok(vec![4, 1, 9]));
         assert!(parse_list(&row(",4,x")).is_err());
-        assert_eq!(parse_list(&[row("")[0].clone(), row("")[0].clone()]), Err(ListError::Rows(2)));
+        assert_eq!(
+            parse_list(&[row("")[0].clone(), row("")[0].clone()]),
+            Err(ListError::Rows(2))
+        );
     }
 }

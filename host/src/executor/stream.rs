@@ -171,13 +171,12 @@ impl StreamExecutor<'_> {
                     index,
                     error: e.to_string(),
                 })?;
-            let rendered = self
-                .dialect
-                .render_case(&case, &self.limits)
-                .map_err(|e| SessionError::Render {
+            let rendered = self.dialect.render_case(&case, &self.limits).map_err(|e| {
+                SessionError::Render {
                     index,
                     error: e.to_string(),
-                })?;
+                }
+            })?;
             let transactions = case.transactions.clone();
             events
                 .send(StreamEvent::Case {

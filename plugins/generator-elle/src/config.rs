@@ -81,7 +81,10 @@ impl Config {
             ));
         }
         if self.keys == 0 || self.keys > MAX_KEYS {
-            return bad(format!("`keys` must be between 1 and {MAX_KEYS}, not {}", self.keys));
+            return bad(format!(
+                "`keys` must be between 1 and {MAX_KEYS}, not {}",
+                self.keys
+            ));
         }
         if self.hot_keys > self.keys {
             return bad(format!(

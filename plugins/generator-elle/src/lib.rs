@@ -43,7 +43,12 @@ impl GeneratorPlugin for ElleGenerator {
                 "the pipeline names no isolation level to generate cases for",
             ));
         }
-        if !ctx.dialect.features.column_types.contains(&ColumnType::Text) {
+        if !ctx
+            .dialect
+            .features
+            .column_types
+            .contains(&ColumnType::Text)
+        {
             return Err(PluginError::config(format!(
                 "dialect `{}` offers no TEXT column for the lists (it offers {:?})",
                 ctx.dialect.name, ctx.dialect.features.column_types

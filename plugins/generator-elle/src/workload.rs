@@ -84,4 +84,3 @@ pub fn plan(
         })
         .collect()
 }
-

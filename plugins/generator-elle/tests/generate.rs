@@ -59,7 +59,10 @@ fn the_same_seed_gives_the_same_case_and_another_seed_another() {
         let c = h.next_case(CaseRequest::new(8, index)).unwrap();
         differ += usize::from(a != c);
     }
-    assert!(differ > 40, "only {differ} of 50 cases differ between seeds");
+    assert!(
+        differ > 40,
+        "only {differ} of 50 cases differ between seeds"
+    );
 }
 
 #[test]
@@ -81,12 +84,18 @@ fn elements_are_unique_and_keys_change_with_the_generation() {
             match mop {
                 SqlMop::Append { key, value } => {
                     assert!(elements.insert(value), "element {value} appended twice");
-                    assert!(ensured.contains(&key), "key {key} appended before it was ensured");
+                    assert!(
+                        ensured.contains(&key),
+                        "key {key} appended before it was ensured"
+                    );
                     keys_by_generation[generation].insert(key);
                 }
                 SqlMop::Read { key } => {
                     reads += 1;
-                    assert!(ensured.contains(&key), "key {key} read outside its generation");
+                    assert!(
+                        ensured.contains(&key),
+                        "key {key} read outside its generation"
+                    );
                     keys_by_generation[generation].insert(key);
                 }
                 SqlMop::Ensure { keys } => {
@@ -117,27 +126,39 @@ fn cases_render_on_every_dialect_as_the_stream_executor_reads_them() {
         let mut g = generator(d.as_ref(), Config::default());
         let case = g.next_case(CaseRequest::new(11, 0)).unwrap();
         let rendered = d
-            .render_case(&case, &SessionLimits {
-                statement_timeout_ms: 5000,
-                lock_wait_timeout_ms: 8000,
-            })
+            .render_case(
+                &case,
+                &SessionLimits {
+                    statement_timeout_ms: 5000,
+                    lock_wait_timeout_ms: 8000,
+                },
+            )
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let sql: Vec<&String> = rendered
             .transactions
             .iter()
             .flat_map(|t| &t.statements)
             .collect();
-        let update = sql.iter().find(|s| s.starts_with("UPDATE")).expect("an append");
+        let update = sql
+            .iter()
+            .find(|s| s.starts_with("UPDATE"))
+            .expect("an append");
         match name {
             "mysql" | "mariadb" => assert!(update.contains("CONCAT("), "{name}: {update}"),
             _ => assert!(update.contains("||"), "{name}: {update}"),
         }
-        let insert = sql.iter().find(|s| s.starts_with("INSERT")).expect("an ensure");
+        let insert = sql
+            .iter()
+            .find(|s| s.starts_with("INSERT"))
+            .expect("an ensure");
         match name {
             "postgres" => assert!(insert.contains("ON CONFLICT DO NOTHING"), "{insert}"),
             "sqlite" => assert!(insert.contains("OR IGNORE"), "{insert}"),
             _ => assert!(insert.contains("INSERT IGNORE"), "{insert}"),
         }
-        assert!(rendered.create.iter().any(|c| c.contains("PRIMARY KEY")), "{name}");
+        assert!(
+            rendered.create.iter().any(|c| c.contains("PRIMARY KEY")),
+            "{name}"
+        );
     }
 }

@@ -95,7 +95,10 @@ pub fn check_window(
             Verdict::VendorPermitted(f) => (f, "anomalies"),
             Verdict::Allowed { anomalies } => {
                 for a in anomalies {
-                    *summary.allowed_kinds.entry(format!("stream: {a}")).or_default() += 1;
+                    *summary
+                        .allowed_kinds
+                        .entry(format!("stream: {a}"))
+                        .or_default() += 1;
                 }
                 continue;
             }
@@ -119,9 +122,8 @@ pub fn check_window(
         if count > DIRS_PER_KIND {
             continue;
         }
-        let edn = edn.get_or_insert_with(|| {
-            elle::to_string(history, &ExportOptions { plain: false })
-        });
+        let edn =
+            edn.get_or_insert_with(|| elle::to_string(history, &ExportOptions { plain: false }));
         let name = format!("{dir_kind}/window-{number:06}-{n:03}");
         let dir = run_dir.join(&name);
         write_dir(&dir, &finding, single, history, txns, edn.as_str())
@@ -157,7 +159,10 @@ fn write_dir(
         md,
         "## The transactions involved\n\nAs the stream ran them (times in seconds from the run's start; `r(k) = [...]` read key k's list, `append(k, v)` appended v):\n"
     );
-    for t in txns.iter().filter(|t| involved.binary_search(&t.id).is_ok()) {
+    for t in txns
+        .iter()
+        .filter(|t| involved.binary_search(&t.id).is_ok())
+    {
         let _ = writeln!(md, "- {}", describe(t, history));
     }
     let _ = writeln!(
@@ -182,7 +187,10 @@ fn describe(t: &ListTxn, history: &History) -> String {
             (SqlMop::Append { key, value }, _) => format!("append({key}, {value})"),
             (SqlMop::Read { key }, Some(l)) => format!(
                 "r({key}) = [{}]",
-                l.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", ")
+                l.iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             (m, _) => format!("{m:?}"),
         })

@@ -308,7 +308,12 @@ impl Checker {
             .finding_kinds
             .iter()
             .map(|(k, n)| format!("finding {k} {n}"))
-            .chain(summary.anomaly_kinds.iter().map(|(k, n)| format!("{k} {n}")))
+            .chain(
+                summary
+                    .anomaly_kinds
+                    .iter()
+                    .map(|(k, n)| format!("{k} {n}")),
+            )
             .collect();
         if kinds.is_empty() {
             kinds.push("no anomalies".into());

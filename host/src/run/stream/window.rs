@@ -269,7 +269,12 @@ mod tests {
             whole.contains(&(Phenomenon::GSingle, vec![1, 2])),
             "{whole:?}"
         );
-        assert!(whole.iter().any(|(p, t)| *p == Phenomenon::G2Item && t == &vec![4, 5]), "{whole:?}");
+        assert!(
+            whole
+                .iter()
+                .any(|(p, t)| *p == Phenomenon::G2Item && t == &vec![4, 5]),
+            "{whole:?}"
+        );
 
         let mut w = Windows::new(2);
         let mut found = Vec::new();
@@ -286,7 +291,10 @@ mod tests {
         // Both moved on: the first generation's three close, alone.
         w.set_floor(1, Some(3));
         let first = w.take_closed(false);
-        assert_eq!(first.iter().map(|t| t.id).collect::<Vec<_>>(), vec![1, 2, 3]);
+        assert_eq!(
+            first.iter().map(|t| t.id).collect::<Vec<_>>(),
+            vec![1, 2, 3]
+        );
         found.extend(anomalies(&first));
         for t in &all[3..] {
             w.add(t.clone());
