@@ -167,7 +167,7 @@ fn write_dir(
     }
     let _ = writeln!(
         md,
-        "\n`history.edn` holds the whole window in Elle's format (`txlab history check history.edn --model …` checks it again; elle-cli reads it too)."
+        "\n`history.edn` holds the whole window in Elle's format (`txlab history check history.edn --format elle --model …` checks it again; elle-cli reads it too)."
     );
     std::fs::write(dir.join("report.md"), md)?;
     std::fs::write(dir.join("history.edn"), edn)?;

@@ -149,7 +149,7 @@ impl Windows {
 }
 
 fn micros_to_nanos(us: u64) -> i64 {
-    (us.saturating_mul(1000)).min(i64::MAX as u64) as i64
+    us.saturating_mul(1000).min(i64::MAX as u64) as i64
 }
 
 fn elle_mops(txn: &ListTxn, completed: bool) -> Vec<Mop> {
