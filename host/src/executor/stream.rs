@@ -3,9 +3,11 @@
 //! Elle's way), and report every transaction as it ends.
 //!
 //! Each session is a thread with its own runtime and connection. It takes
-//! the cases `s`, `s + N`, `s + 2N`, … of the run (so the same seed gives
-//! every session the same transactions), renders each with the dialect and
-//! runs its transactions one after another: the transaction's level set-up
+//! the run's next case index from a [`Dealer`] (a case's transactions
+//! depend only on the seed and its index, whichever session runs it),
+//! waits there while the case's key generation is too far ahead of the
+//! slowest session's, renders it with the dialect and runs its transactions
+//! one after another: the transaction's level set-up
 //! when it differs from the session's, then its statements, each with its
 //! submit and reply time (microseconds since the run's start) and what it
 //! returned. A statement that fails ends its transaction: the session rolls
@@ -17,12 +19,150 @@
 use super::success_outcome;
 use crate::driver::{Driver, Interrupt, Session};
 use std::sync::mpsc::Sender;
+use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use txlab_loader::{DialectHandle, GeneratorHandle};
 use txlab_plugin_api::ir::*;
 
 /// How many sessions a stream may run at most.
 pub const MAX_SESSIONS: usize = 64;
+
+/// How many key generations a session's case may be ahead of the lowest
+/// generation a live session is in.
+pub const MAX_LAG_GENERATIONS: u64 = 2;
+
+/// How often a session waiting at the [`Dealer`] looks at the stop
+/// conditions (Ctrl-C, the end of the duration) when nothing else wakes it.
+const STOP_POLL: Duration = Duration::from_millis(20);
+
+/// Hands out case indices and bounds how far the sessions drift apart.
+///
+/// The sessions take indices from one counter, so a slower session simply
+/// runs fewer cases instead of falling behind on indices of its own; each
+/// case's content is a function of the seed and its index only. The counter
+/// alone does not bound the lag: a session held up in one case (a long lock
+/// wait, a slow connection) keeps its key generation open while the others
+/// run on, and the checker must keep every transaction from that generation
+/// up. So a session that took a case whose key generation is more than
+/// `max_lag` above the lowest generation of a live session's case waits
+/// until it no longer is. The session in the lowest generation never waits,
+/// so the stream cannot stall; a session that ended leaves the count; a
+/// waiting session wakes when another one moves on or leaves, or when the
+/// stream is stopped.
+#[derive(Debug)]
+pub struct Dealer {
+    max_lag: Option<u64>,
+    state: Mutex<DealerState>,
+    moved: Condvar,
+}
+
+#[derive(Debug)]
+struct DealerState {
+    next: u64,
+    /// Per session: the key generation of its current case; `None` once it
+    /// ended.
+    current: Vec<Option<u64>>,
+    /// Sessions waiting in [`Dealer::enter`].
+    waiting: usize,
+}
+
+impl Dealer {
+    /// For `sessions` sessions that have not started yet and count as being
+    /// in `first_generation` (that of case 0) until they do; no bound with
+    /// `max_lag` `None`.
+    pub fn new(sessions: usize, first_generation: u64, max_lag: Option<u64>) -> Dealer {
+        Dealer {
+            max_lag,
+            state: Mutex::new(DealerState {
+                next: 0,
+                current: vec![Some(first_generation); sessions],
+                waiting: 0,
+            }),
+            moved: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, DealerState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The next case index of the run.
+    pub fn deal(&self) -> u64 {
+        let mut state = self.lock();
+        let index = state.next;
+        state.next += 1;
+        index
+    }
+
+    /// Session `session` is about to run a case of key generation
+    /// `generation` (`None`: unknown, it does not wait). Returns `true` once
+    /// the case is within the lag, `false` if `stop` said the stream ends
+    /// first.
+    pub fn enter(&self, session: usize, generation: Option<u64>, stop: impl Fn() -> bool) -> bool {
+        let mut state = self.lock();
+        if let Some(g) = generation {
+            state.current[session] = Some(g);
+            self.moved.notify_all();
+        }
+        let (Some(lag), Some(g)) = (self.max_lag, generation) else {
+            return true;
+        };
+        loop {
+            let lowest = state.current.iter().flatten().min().copied().unwrap_or(g);
+            if g <= lowest.saturating_add(lag) {
+                return true;
+            }
+            if stop() {
+                return false;
+            }
+            state.waiting += 1;
+            self.moved.notify_all();
+            state = self
+                .moved
+                .wait_timeout(state, STOP_POLL)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+            state.waiting -= 1;
+        }
+    }
+
+    /// Session `session` runs no more cases.
+    pub fn leave(&self, session: usize) {
+        self.lock().current[session] = None;
+        self.moved.notify_all();
+    }
+
+    /// Blocks until every session but `session` is waiting in
+    /// [`Dealer::enter`] or has left: a test's stand-in for a session much
+    /// slower than the others.
+    #[cfg(test)]
+    pub(crate) fn until_the_others_wait(&self, session: usize) {
+        let mut state = self.lock();
+        loop {
+            let others = state.current.len() - 1;
+            let left = (state.current.iter().enumerate())
+                .filter(|(s, c)| *s != session && c.is_none())
+                .count();
+            if state.waiting + left >= others {
+                return;
+            }
+            state = self
+                .moved
+                .wait_timeout(state, STOP_POLL)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+}
+
+/// Leaves the dealer however the session ends.
+struct Leave<'a>(&'a Dealer, usize);
+
+impl Drop for Leave<'_> {
+    fn drop(&mut self) {
+        self.0.leave(self.1);
+    }
+}
 
 /// What the stream runs and for how long.
 #[derive(Clone, Debug)]
@@ -76,7 +216,9 @@ pub struct TxnRun {
 /// What the sessions report, in the order each session did it.
 #[derive(Debug)]
 pub enum StreamEvent {
-    /// Session `session` took case `index`; its transactions come next.
+    /// Session `session` took case `index`; its transactions come next,
+    /// unless the stream ends while the session waits for the others to
+    /// catch up (a case counts as run with its first transaction).
     Case {
         session: usize,
         index: u64,
@@ -98,6 +240,10 @@ pub struct StreamExecutor<'a> {
     pub limits: SessionLimits,
     pub settings: StreamSettings,
     pub interrupt: Interrupt,
+    /// The case indices, and the bound on the sessions' lag.
+    pub dealer: &'a Dealer,
+    /// A case's key generation (`None` where it has none).
+    pub generation: &'a (dyn Fn(&TestCase) -> Option<u64> + Sync),
 }
 
 /// Why a session stopped early.
@@ -162,9 +308,12 @@ impl StreamExecutor<'_> {
             session: None,
             setup: None,
         };
-        let step = self.settings.sessions as u64;
-        let mut index = session as u64;
-        while self.more(index) {
+        let _leave = Leave(self.dealer, session);
+        loop {
+            let index = self.dealer.deal();
+            if !self.more(index) {
+                break;
+            }
             let case = generator
                 .next_case(CaseRequest::new(self.settings.run_seed, index))
                 .map_err(|e| SessionError::Generator {
@@ -178,6 +327,9 @@ impl StreamExecutor<'_> {
                 }
             })?;
             let transactions = case.transactions.clone();
+            let generation = (self.generation)(&case);
+            // The checker learns the case's keys before the session waits,
+            // so that the generation it left can close meanwhile.
             events
                 .send(StreamEvent::Case {
                     session,
@@ -185,6 +337,9 @@ impl StreamExecutor<'_> {
                     case: Box::new(case),
                 })
                 .map_err(|_| SessionError::Gone)?;
+            if !self.dealer.enter(session, generation, || !self.more(index)) {
+                break;
+            }
             for (t, txn) in transactions.into_iter().enumerate() {
                 let run = runtime.block_on(self.transaction(
                     &mut conn,
@@ -205,7 +360,6 @@ impl StreamExecutor<'_> {
                     break;
                 }
             }
-            index += step;
         }
         Ok(())
     }
@@ -323,5 +477,73 @@ impl Connection {
     fn drop_session(&mut self) {
         self.session = None;
         self.setup = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Dealer;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    #[test]
+    fn every_index_is_dealt_once() {
+        let dealer = Dealer::new(4, 0, Some(1));
+        let mut dealt: Vec<u64> = std::thread::scope(|s| {
+            let takers: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| (0..100).map(|_| dealer.deal()).collect::<Vec<_>>()))
+                .collect();
+            takers.into_iter().flat_map(|t| t.join().unwrap()).collect()
+        });
+        dealt.sort_unstable();
+        assert_eq!(dealt, (0..400).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn only_a_session_more_than_the_lag_ahead_waits() {
+        // `stop` says yes: a case that would wait is not run.
+        let dealer = Dealer::new(2, 0, Some(1));
+        assert!(dealer.enter(1, Some(1), || true));
+        assert!(dealer.enter(0, Some(1), || true));
+        assert!(dealer.enter(0, Some(2), || true));
+        assert!(dealer.enter(1, Some(3), || true));
+        assert!(!dealer.enter(0, Some(5), || true));
+        // Once session 0 left, session 1 is alone and never waits.
+        dealer.leave(0);
+        assert!(dealer.enter(1, Some(9), || true));
+    }
+
+    #[test]
+    fn a_session_that_leaves_releases_the_ones_waiting_for_it() {
+        let dealer = Dealer::new(2, 0, Some(1));
+        assert!(dealer.enter(0, Some(0), || false));
+        std::thread::scope(|s| {
+            let waiting = s.spawn(|| dealer.enter(1, Some(5), || false));
+            dealer.until_the_others_wait(0);
+            dealer.leave(0);
+            assert!(waiting.join().unwrap());
+        });
+    }
+
+    #[test]
+    fn a_session_that_moves_on_releases_the_ones_waiting_for_it() {
+        let dealer = Dealer::new(2, 0, Some(1));
+        std::thread::scope(|s| {
+            let waiting = s.spawn(|| dealer.enter(1, Some(5), || false));
+            dealer.until_the_others_wait(0);
+            assert!(dealer.enter(0, Some(4), || false));
+            assert!(waiting.join().unwrap());
+        });
+    }
+
+    #[test]
+    fn a_stop_ends_the_wait() {
+        let dealer = Dealer::new(2, 0, Some(1));
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let waiting = s.spawn(|| dealer.enter(1, Some(5), || stop.load(Ordering::SeqCst)));
+            dealer.until_the_others_wait(0);
+            stop.store(true, Ordering::SeqCst);
+            assert!(!waiting.join().unwrap());
+        });
     }
 }

@@ -10,13 +10,17 @@
 //!   and vendor-permitted anomalies written to the run directory.
 
 mod check;
+#[cfg(test)]
+mod lag_tests;
 mod record;
 pub mod window;
 
 use super::output::{prepare_output, random_seed};
 use super::{RunOptions, RunSummary, SUMMARY_FORMAT_VERSION};
 use crate::driver::Interrupt;
-use crate::executor::stream::{StreamEvent, StreamExecutor, StreamSettings, TxnEnd};
+use crate::executor::stream::{
+    Dealer, StreamEvent, StreamExecutor, StreamSettings, TxnEnd, MAX_LAG_GENERATIONS,
+};
 use crate::setup::{worker_runtime, Environment, Resolved, SetupError};
 use crate::target::{open_driver, CaseDb};
 use std::sync::mpsc;
@@ -139,6 +143,12 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     };
     let started = Instant::now();
     let e = &p.executor;
+    let generation = |case: &txlab_plugin_api::ir::TestCase| record::generation(case, &table);
+    let dealer = Dealer::new(
+        sessions,
+        generation(&first).unwrap_or(0),
+        Some(MAX_LAG_GENERATIONS),
+    );
     let executor = StreamExecutor {
         driver: db.driver(),
         dialect: &resolved.dialect,
@@ -152,10 +162,12 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
             epoch: started,
         },
         interrupt: env.interrupt.clone(),
+        dealer: &dealer,
+        generation: &generation,
     };
     let (sender, events) = mpsc::channel();
     let checker = Checker {
-        table,
+        table: table.clone(),
         windows: Windows::new(sessions),
         next_id: 1,
         window: 0,
@@ -224,13 +236,15 @@ impl Checker {
             let wait = next_check.saturating_duration_since(Instant::now());
             match events.recv_timeout(wait) {
                 Ok(StreamEvent::Case { session, case, .. }) => {
-                    summary.cases += 1;
                     let floor = record::floor(&case, &self.table);
                     if floor.is_some() {
                         self.windows.set_floor(session, floor);
                     }
                 }
                 Ok(StreamEvent::Done(run)) => {
+                    if run.txn == 0 {
+                        summary.cases += 1;
+                    }
                     let txn = record::list_txn(self.next_id, &run, &self.table)
                         .map_err(|e| e.to_string())?;
                     let Some(txn) = txn else { continue };

@@ -50,6 +50,22 @@ pub fn floor(case: &TestCase, table: &str) -> Option<i64> {
         .min()
 }
 
+/// The case's key generation: the smallest key its `Ensure` names divided
+/// by the number of keys it names (the `elle` generator's generations are
+/// consecutive blocks of as many keys); `None` without an `Ensure`.
+pub fn generation(case: &TestCase, table: &str) -> Option<u64> {
+    let keys = case
+        .transactions
+        .iter()
+        .flat_map(|t| &t.statements)
+        .find_map(|s| match sql_list::decode(table, s)? {
+            SqlMop::Ensure { keys } => Some(keys),
+            _ => None,
+        })?;
+    let first = *keys.iter().min()?;
+    Some(first.div_euclid(keys.len() as i64).max(0) as u64)
+}
+
 /// The transaction in list-append terms, `None` for one that neither read
 /// nor appended (the autocommit creation of keys).
 pub fn list_txn(id: TxnId, run: &TxnRun, table: &str) -> Result<Option<ListTxn>, NotListAppend> {
