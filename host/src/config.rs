@@ -377,6 +377,15 @@ impl LoadedPipeline {
                 ),
             ));
         }
+        if stream && p.run.workers != 1 {
+            return Err(self.error_at(
+                None,
+                format!(
+                    "`run.workers` ({}) is for schedule runs: a stream runs `executor.sessions` sessions against one database",
+                    p.run.workers
+                ),
+            ));
+        }
         if p.run.max_consecutive_errors == 0 {
             return Err(self.error_at(
                 None,

@@ -450,3 +450,51 @@ fn stream_options_out_of_their_range_are_refused_with_their_key() {
         "{text}"
     );
 }
+
+#[test]
+fn schedule_options_are_refused_in_a_stream() {
+    let env = Env::new(&[]);
+    let text = stream_pipeline("", "")(pipeline("random", &["plugin = \"wss\""]));
+    let p = env.pipeline("stream.toml", &text);
+    let out = env.out();
+    let refusals: [(&[&str], &str); 3] = [
+        (
+            &["--shard", "0/2"],
+            "error: --shard takes a slice of a schedule run's cases: a stream runs its sessions' cases together, in one run",
+        ),
+        (
+            &["--case", "3"],
+            "error: --case runs one case of a schedule run: a stream is checked as one history",
+        ),
+        (
+            &["--no-reduce"],
+            "error: --no-reduce is for schedule runs: a stream does not reduce its findings",
+        ),
+    ];
+    for (extra, expect) in refusals {
+        let mut args = vec!["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = env.txlab(&args);
+        let text = format!("{}{}", stdout(&o), stderr(&o));
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {text}");
+        assert!(
+            text.starts_with(expect),
+            "{extra:?}: expected `{expect}`: {text}"
+        );
+        assert_eq!(text.trim().lines().count(), 1, "{extra:?}: {text}");
+        assert!(!out.exists(), "{extra:?} left {}", out.display());
+    }
+    // The pipeline's workers: a stream's concurrency is its sessions.
+    let text = refused_in(
+        &env,
+        |t: String| with_run_key("workers = 4")(stream_pipeline("", "")(t)),
+        &[],
+    );
+    assert!(
+        text.contains(
+            "`run.workers` (4) is for schedule runs: a stream runs `executor.sessions` sessions"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.trim().lines().count(), 1, "{text}");
+}

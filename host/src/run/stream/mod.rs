@@ -74,9 +74,20 @@ fn stream_error(e: impl std::fmt::Display) -> SetupError {
 /// Runs the pipeline's stream.
 pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, SetupError> {
     let p = &resolved.pipeline.pipeline;
-    if options.shard.is_some() || options.single_case.is_some() {
+    // Options of schedule runs that a stream would otherwise ignore.
+    if options.shard.is_some() {
         return Err(stream_error(
-            "--shard and --case take cases of a schedule run; a stream runs its sessions' cases together",
+            "--shard takes a slice of a schedule run's cases: a stream runs its sessions' cases together, in one run",
+        ));
+    }
+    if options.single_case.is_some() {
+        return Err(stream_error(
+            "--case runs one case of a schedule run: a stream is checked as one history (`txlab history check` reads a window's history.edn)",
+        ));
+    }
+    if options.no_reduce {
+        return Err(stream_error(
+            "--no-reduce is for schedule runs: a stream does not reduce its findings (each is reported by its shortest cycle)",
         ));
     }
     let seed = options.seed.or(p.run.seed).unwrap_or_else(random_seed);
