@@ -11,7 +11,7 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use toml::Spanned;
-use txlab_plugin_api::ir::IsolationLevel;
+use txlab_plugin_api::ir::{ExecutorMode, IsolationLevel};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -26,7 +26,9 @@ pub struct Pipeline {
     pub generator: PluginRef,
     #[serde(default)]
     pub reduce: ReduceSection,
-    #[serde(rename = "oracle")]
+    /// The oracles that judge each case; a stream (`executor.mode =
+    /// "stream"`) takes none: its history is checked as a whole.
+    #[serde(rename = "oracle", default)]
     pub oracles: Vec<PluginRef>,
 }
 
@@ -129,6 +131,14 @@ pub struct PluginRef {
 pub struct ExecutorSection {
     /// The first lock-wait probe of a statement without reply ("500us").
     pub probe_after: HumanDuration,
+    /// `schedule` (each case's statements in its submitted order) or
+    /// `stream` (sessions running transactions back to back).
+    pub mode: ExecutorMode,
+    /// Stream mode: concurrent sessions (1 to 64).
+    pub sessions: usize,
+    /// Stream mode: how often the history is checked in a window (and a
+    /// progress line printed).
+    pub check_interval: HumanDuration,
     pub probe_interval: HumanDuration,
     pub block_timeout: HumanDuration,
     pub settle_timeout: HumanDuration,
@@ -154,6 +164,9 @@ impl Default for ExecutorSection {
         let d = crate::executor::ExecutorSettings::default();
         ExecutorSection {
             probe_after: HumanDuration(d.probe_after),
+            mode: ExecutorMode::Schedule,
+            sessions: 8,
+            check_interval: HumanDuration(Duration::from_secs(5)),
             probe_interval: HumanDuration(d.probe_interval),
             block_timeout: HumanDuration(d.block_timeout),
             settle_timeout: HumanDuration(d.settle_timeout),
@@ -328,10 +341,38 @@ impl LoadedPipeline {
 
     fn validate(&self) -> Result<(), ConfigError> {
         let p = &self.pipeline;
-        if p.oracles.is_empty() {
+        let stream = p.executor.mode == ExecutorMode::Stream;
+        if p.oracles.is_empty() && !stream {
             return Err(self.error_at(
                 None,
                 "the pipeline needs at least one [[oracle]] table".into(),
+            ));
+        }
+        if stream && !p.oracles.is_empty() {
+            return Err(self.error_at(
+                Some(p.oracles[0].plugin.span()),
+                "a stream (`executor.mode = \"stream\"`) is checked as one history by txlab itself: leave out the [[oracle]] tables".into(),
+            ));
+        }
+        if p.executor.sessions == 0 || p.executor.sessions > crate::executor::stream::MAX_SESSIONS {
+            return Err(self.error_at(
+                None,
+                format!(
+                    "`executor.sessions` must be between 1 and {}, not {}",
+                    crate::executor::stream::MAX_SESSIONS,
+                    p.executor.sessions
+                ),
+            ));
+        }
+        if p.executor.check_interval.0.is_zero()
+            || p.executor.check_interval.0 > MAX_EXECUTOR_TIMEOUT
+        {
+            return Err(self.error_at(
+                None,
+                format!(
+                    "`executor.check_interval` must be above zero and at most {}",
+                    humantime::format_duration(MAX_EXECUTOR_TIMEOUT)
+                ),
             ));
         }
         if p.reduce.confirm == 0 || p.reduce.attempts == 0 {
@@ -347,6 +388,15 @@ impl LoadedPipeline {
                     format!("`run.workers` must be between 1 and {MAX_WORKERS}, not {n}"),
                 ));
             }
+        }
+        if stream && p.run.workers != Workers::Count(1) {
+            return Err(self.error_at(
+                None,
+                format!(
+                    "`run.workers` ({}) is for schedule runs: a stream runs `executor.sessions` sessions against one database",
+                    p.run.workers
+                ),
+            ));
         }
         if p.run.max_consecutive_errors == 0 {
             return Err(self.error_at(

@@ -369,3 +369,132 @@ fn clean_refuses_what_it_cannot_use() {
         "{text}"
     );
 }
+
+/// A stream pipeline (`executor.mode = "stream"`, the `elle` generator, no
+/// oracle) with `executor` and `generator` keys added.
+fn stream_pipeline(executor: &str, generator: &str) -> impl Fn(String) -> String {
+    let (executor, generator) = (executor.to_string(), generator.to_string());
+    move |t: String| {
+        let t = t
+            .replace("plugin = \"random\"", "plugin = \"elle\"")
+            .replace("\n[[oracle]]\nplugin = \"wss\"\n", "");
+        format!(
+            "{t}\n[executor]\nmode = \"stream\"\n{executor}\n\n[generator.config]\n{generator}\n"
+        )
+    }
+}
+
+#[test]
+fn stream_options_out_of_their_range_are_refused_with_their_key() {
+    let env = Env::new(&[]);
+    let cases = [
+        (
+            stream_pipeline("sessions = 0", ""),
+            "`executor.sessions` must be between 1 and 64, not 0",
+        ),
+        (
+            stream_pipeline("sessions = 65", ""),
+            "`executor.sessions` must be between 1 and 64, not 65",
+        ),
+        (
+            stream_pipeline("check_interval = \"0s\"", ""),
+            "`executor.check_interval` must be above zero and at most 1h",
+        ),
+        (
+            stream_pipeline("", "keys = 0"),
+            "`keys` must be between 1 and 10000, not 0",
+        ),
+        (
+            stream_pipeline("", "ops = [4, 2]"),
+            "`ops` must be a range [min, max]",
+        ),
+        (
+            stream_pipeline("", "hot_probability = 2.0"),
+            "`hot_probability` must be between 0 and 1",
+        ),
+    ];
+    for (edit, expect) in cases {
+        let text = refused_in(&env, edit, &[]);
+        assert!(text.contains(expect), "expected `{expect}`: {text}");
+        assert_eq!(text.trim().lines().count(), 1, "{text}");
+    }
+    // An unknown mode, and oracles in a stream, which would be ignored.
+    let text = refused_in(
+        &env,
+        |t: String| format!("{t}\n[executor]\nmode = \"burst\"\n"),
+        &[],
+    );
+    assert!(
+        text.contains("unknown variant `burst`, expected `schedule` or `stream`"),
+        "{text}"
+    );
+    let text = refused_in(
+        &env,
+        |t: String| {
+            format!("{t}\n[executor]\nmode = \"stream\"\n").replace("\"random\"", "\"elle\"")
+        },
+        &[],
+    );
+    assert!(text.contains("leave out the [[oracle]] tables"), "{text}");
+    // A stream needs the list-append workload.
+    let text = refused_in(
+        &env,
+        |t: String| {
+            format!("{t}\n[executor]\nmode = \"stream\"\n")
+                .replace("\n[[oracle]]\nplugin = \"wss\"\n", "")
+        },
+        &[],
+    );
+    assert!(
+        text.contains("a stream checks list-append histories only"),
+        "{text}"
+    );
+}
+
+#[test]
+fn schedule_options_are_refused_in_a_stream() {
+    let env = Env::new(&[]);
+    let text = stream_pipeline("", "")(pipeline("random", &["plugin = \"wss\""]));
+    let p = env.pipeline("stream.toml", &text);
+    let out = env.out();
+    let refusals: [(&[&str], &str); 3] = [
+        (
+            &["--shard", "0/2"],
+            "error: --shard takes a slice of a schedule run's cases: a stream runs its sessions' cases together, in one run",
+        ),
+        (
+            &["--case", "3"],
+            "error: --case runs one case of a schedule run: a stream is checked as one history",
+        ),
+        (
+            &["--no-reduce"],
+            "error: --no-reduce is for schedule runs: a stream does not reduce its findings",
+        ),
+    ];
+    for (extra, expect) in refusals {
+        let mut args = vec!["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = env.txlab(&args);
+        let text = format!("{}{}", stdout(&o), stderr(&o));
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {text}");
+        assert!(
+            text.starts_with(expect),
+            "{extra:?}: expected `{expect}`: {text}"
+        );
+        assert_eq!(text.trim().lines().count(), 1, "{extra:?}: {text}");
+        assert!(!out.exists(), "{extra:?} left {}", out.display());
+    }
+    // The pipeline's workers: a stream's concurrency is its sessions.
+    let text = refused_in(
+        &env,
+        |t: String| with_run_key("workers = 4")(stream_pipeline("", "")(t)),
+        &[],
+    );
+    assert!(
+        text.contains(
+            "`run.workers` (4) is for schedule runs: a stream runs `executor.sessions` sessions"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.trim().lines().count(), 1, "{text}");
+}

@@ -161,8 +161,10 @@ fn workload(txns: &[Txn]) -> Result<Workload, FormatError> {
     }
 }
 
-/// Builds the history of the operations.
-pub(crate) fn from_ops(ops: Vec<Op>) -> Result<Imported, FormatError> {
+/// Builds the history of the operations, as [`import`] does once it has
+/// read them: the stream executor hands its recorded transactions over
+/// this way, so that they are inferred exactly as an Elle file is.
+pub fn from_ops(ops: Vec<Op>) -> Result<Imported, FormatError> {
     let txns = pair(ops)?;
     let workload = workload(&txns)?;
     from_txns(txns, workload)

@@ -23,8 +23,9 @@ mod export;
 pub mod names;
 mod ops;
 pub mod register;
+pub mod sql_list;
 
-pub use ops::{Mop, MopValue, Op, OpType, Scalar, TxnMeta};
+pub use ops::{Mop, MopKind, MopMeta, MopValue, Op, OpType, Scalar, TxnMeta};
 
 use crate::History;
 use std::fmt;

@@ -36,13 +36,17 @@ pub(super) fn run(cli: &Cli, pipeline: &Path, json: bool) -> anyhow::Result<u8> 
     if !json {
         let c = check(cli, pipeline)?;
         out!(
-            "{}: ok — dialect {} (driver {}), isolation {}, generator {}, oracles {}",
+            "{}: ok — dialect {} (driver {}), isolation {}, generator {}, {}",
             pipeline.display(),
             c.dialect,
             c.driver,
             c.levels.join(", "),
             c.generator,
-            c.oracles.join(", ")
+            if c.oracles.is_empty() {
+                "a stream checked by txlab itself".to_string()
+            } else {
+                format!("oracles {}", c.oracles.join(", "))
+            }
         );
         return Ok(EXIT_CLEAN);
     }

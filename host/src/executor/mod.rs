@@ -133,6 +133,7 @@ pub type ReturnedSessions = Vec<Option<Box<dyn Session>>>;
 pub mod fine_timer;
 mod schedule;
 pub use schedule::empty_history;
+pub mod stream;
 
 #[cfg(test)]
 mod fake;

@@ -13,6 +13,7 @@ mod output;
 mod plan;
 pub mod reduction;
 mod shared;
+pub mod stream;
 mod summary;
 pub mod throughput;
 mod worker;
@@ -145,6 +146,9 @@ fn progress_bar(plan: &Plan, reporting: &Reporting) -> ProgressBar {
 /// Runs the pipeline. Returns after the planned cases, the duration, or a stop.
 pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, SetupError> {
     let p = &resolved.pipeline.pipeline;
+    if p.executor.mode == txlab_plugin_api::ir::ExecutorMode::Stream {
+        return stream::run(resolved, options);
+    }
     let seed = match (options.seed.or(p.run.seed), options.shard) {
         (Some(seed), _) => seed,
         // Shards of one run must agree on the seed, so none may pick its own.

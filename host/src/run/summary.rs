@@ -106,6 +106,9 @@ pub struct RunSummary {
     /// what failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_error: Option<String>,
+    /// A stream run's own counts (`executor.mode = "stream"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream: Option<super::stream::StreamTally>,
 }
 
 /// What became of one pattern's cases. Each case counts in one of

@@ -25,6 +25,10 @@ pub enum SetupError {
     Output { path: PathBuf, reason: String },
     #[error(transparent)]
     Target(#[from] TargetError),
+    /// A stream run cannot start: the workload is no list-append, or an
+    /// option is for schedule runs only.
+    #[error("{0}")]
+    Stream(String),
     #[error("dialect `{0}` declares no isolation level")]
     NoLevels(String),
     #[error("{oracle} cannot check {mode} runs, the only executor mode this pipeline uses")]

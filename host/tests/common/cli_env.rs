@@ -11,6 +11,7 @@ pub const SHIPPING: &[&str] = &[
     "txlab-dialect-postgres",
     "txlab-generator-random",
     "txlab-generator-pattern",
+    "txlab-generator-elle",
     "txlab-oracle-wss",
     "txlab-oracle-troc",
     "txlab-oracle-isorel",
