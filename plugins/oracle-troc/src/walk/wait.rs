@@ -178,7 +178,8 @@ impl Walk<'_> {
     /// waited: rows before the one it waited for are judged as they were when
     /// it was sent (`then`), that row and every later one once it resumed
     /// (`later`). It waits at the first row the other transaction held when
-    /// it was sent; with `semi_consistent` (an UPDATE at READ COMMITTED) it
+    /// it was sent (a row lock, or the shared lock a failed INSERT leaves on
+    /// the key it collided with); with `semi_consistent` (an UPDATE at READ COMMITTED) it
     /// first judges a held row on its last committed version and skips it
     /// when that does not match, so it waits at the first held row that
     /// matches. `None` when the rule finds no row to wait at: the rule does
@@ -192,9 +193,11 @@ impl Walk<'_> {
         (before, now): (&View, &View),
         (then, later): (&BTreeSet<Rid>, &BTreeSet<Rid>),
     ) -> Option<BTreeSet<Rid>> {
-        let held: BTreeSet<Rid> = trace.states[step.sent_at].txns[step.u()]
+        let other = &trace.states[step.sent_at].txns[step.u()];
+        let held: BTreeSet<Rid> = other
             .locks
             .keys()
+            .chain(&other.key_collisions)
             .copied()
             .collect();
         let mut rows = BTreeSet::new();
