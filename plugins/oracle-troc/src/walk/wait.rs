@@ -261,7 +261,16 @@ impl Walk<'_> {
                 })
                 .collect(),
         };
-        ordered.sort_by(|(a, ra), (b, rb)| cmp_rows(a, b).then(ra.cmp(rb)));
+        // In the index's order: numbers by value (a DECIMAL key's text would
+        // put 10.00 before 5.00).
+        let key_cmp = |a: &[Value], b: &[Value]| {
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| x.sql_cmp(y))
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        };
+        ordered.sort_by(|(a, ra), (b, rb)| key_cmp(a, b).then(ra.cmp(rb)));
         ordered.into_iter().map(|(_, r)| r).collect()
     }
 
