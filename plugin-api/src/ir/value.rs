@@ -51,6 +51,95 @@ impl Value {
     }
 }
 
+impl Value {
+    /// Orders two values of one column the way SQL compares them: numbers by
+    /// value (DECIMAL text exactly, `9.50` before `10.00`), everything else
+    /// as [`Value::total_cmp`] does (strings and bytes bytewise, as a binary
+    /// collation orders them). NULL comes first.
+    pub fn sql_cmp(&self, other: &Value) -> Ordering {
+        match (self, other) {
+            (Value::Decimal(a), Value::Decimal(b)) => match (Decimal::of(a), Decimal::of(b)) {
+                (Some(x), Some(y)) => x.cmp(&y),
+                _ => a.cmp(b),
+            },
+            (
+                Value::Int(_) | Value::Float(_) | Value::Decimal(_),
+                Value::Int(_) | Value::Float(_) | Value::Decimal(_),
+            ) => match (self.as_f64(), other.as_f64()) {
+                (Some(x), Some(y)) => x.total_cmp(&y),
+                _ => self.total_cmp(other),
+            },
+            _ => self.total_cmp(other),
+        }
+    }
+
+    fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(i) => Some(*i as f64),
+            Value::Float(f) => Some(*f),
+            Value::Decimal(d) => d.parse().ok(),
+            _ => None,
+        }
+    }
+}
+
+/// A plain decimal number's text split for an exact comparison: sign, the
+/// digits before the point without leading zeros, after it without trailing
+/// zeros.
+#[derive(PartialEq, Eq)]
+struct Decimal<'a> {
+    negative: bool,
+    whole: &'a str,
+    fraction: &'a str,
+}
+
+impl<'a> Decimal<'a> {
+    fn of(text: &'a str) -> Option<Decimal<'a>> {
+        let (negative, digits) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text.strip_prefix('+').unwrap_or(text)),
+        };
+        let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+        if !(whole.bytes().chain(fraction.bytes())).all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let whole = whole.trim_start_matches('0');
+        let fraction = fraction.trim_end_matches('0');
+        // Zero has no sign.
+        let negative = negative && !(whole.is_empty() && fraction.is_empty());
+        Some(Decimal {
+            negative,
+            whole,
+            fraction,
+        })
+    }
+
+    fn magnitude_cmp(&self, other: &Self) -> Ordering {
+        self.whole
+            .len()
+            .cmp(&other.whole.len())
+            .then_with(|| self.whole.cmp(other.whole))
+            .then_with(|| self.fraction.cmp(other.fraction))
+    }
+}
+
+impl Ord for Decimal<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self.negative, other.negative) {
+            (false, true) => Ordering::Greater,
+            (true, false) => Ordering::Less,
+            (false, false) => self.magnitude_cmp(other),
+            (true, true) => other.magnitude_cmp(self),
+        }
+    }
+}
+
+impl PartialOrd for Decimal<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 /// Compare two rows with [`Value::total_cmp`], column by column.
 pub fn cmp_rows(a: &[Value], b: &[Value]) -> Ordering {
     for (x, y) in a.iter().zip(b) {
@@ -157,6 +246,37 @@ impl fmt::Display for RowsText<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sql_order_is_numeric_for_decimal_text() {
+        let d = |t: &str| Value::Decimal(t.into());
+        let ordered = [
+            d("-10.50"),
+            d("-9.5"),
+            d("-0.25"),
+            d("0.00"),
+            d("0.05"),
+            d("0.5"),
+            d("0.51"),
+            d("5.00"),
+            d("9.50"),
+            d("10.00"),
+            d("100"),
+        ];
+        for pair in ordered.windows(2) {
+            assert_eq!(pair[0].sql_cmp(&pair[1]), Ordering::Less, "{pair:?}");
+            assert_eq!(pair[1].sql_cmp(&pair[0]), Ordering::Greater, "{pair:?}");
+        }
+        assert_eq!(d("-0.00").sql_cmp(&d("0")), Ordering::Equal);
+        assert_eq!(d("7.10").sql_cmp(&d("007.1")), Ordering::Equal);
+        assert_eq!(Value::Int(9).sql_cmp(&d("10.00")), Ordering::Less);
+        assert_eq!(Value::Null.sql_cmp(&d("-1")), Ordering::Less);
+        // Text stays bytewise, as a binary collation orders it.
+        assert_eq!(
+            Value::Text("s10".into()).sql_cmp(&Value::Text("s9".into())),
+            Ordering::Less
+        );
+    }
 
     #[test]
     fn rows_display_as_tuples() {

@@ -121,18 +121,7 @@ fn decimal_halves(halves: u64, scale: u8) -> String {
 /// Orders values of one column type the way SQL compares them: numerically for
 /// numbers (DECIMAL text included), lexically for strings.
 pub fn sql_cmp(a: &Value, b: &Value) -> Ordering {
-    fn number(v: &Value) -> Option<f64> {
-        match v {
-            Value::Int(i) => Some(*i as f64),
-            Value::Float(f) => Some(*f),
-            Value::Decimal(d) => d.parse().ok(),
-            _ => None,
-        }
-    }
-    match (number(a), number(b)) {
-        (Some(x), Some(y)) => x.total_cmp(&y),
-        _ => a.total_cmp(b),
-    }
+    a.sql_cmp(b)
 }
 
 /// Values that exist in the initial rows or were written by earlier statements, per

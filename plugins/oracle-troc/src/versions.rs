@@ -54,6 +54,13 @@ pub struct TxnState {
     pub snapshot: Option<u64>,
     /// Row locks taken by statements that succeeded, held until the end.
     pub locks: BTreeMap<Rid, LockMode>,
+    /// Rows whose clustering key an INSERT of this transaction collided with
+    /// and failed on. InnoDB keeps a shared lock on such an index record
+    /// until the transaction ends ("If a duplicate-key error occurs, a shared
+    /// lock on the duplicate index record is set", innodb-locks-set); kept
+    /// apart from `locks` because only the scan-order rule for a statement
+    /// that waited uses it (where a scan stopped), not the missing-lock check.
+    pub key_collisions: BTreeSet<Rid>,
 }
 
 /// Which versions a statement sees.
@@ -144,6 +151,7 @@ impl Model {
                     status: Status::Active,
                     snapshot: None,
                     locks: BTreeMap::new(),
+                    key_collisions: BTreeSet::new(),
                 };
                 transactions
             ],
@@ -219,6 +227,7 @@ impl Model {
             self.txns[t].status = Status::Committed(self.commits);
         }
         self.txns[t].locks.clear();
+        self.txns[t].key_collisions.clear();
     }
 
     /// ROLLBACK, or an abort by the DBMS: every version of `t` disappears.
@@ -229,6 +238,7 @@ impl Model {
         self.chains.retain(|_, chain| !chain.is_empty());
         self.txns[t].status = Status::Ended;
         self.txns[t].locks.clear();
+        self.txns[t].key_collisions.clear();
     }
 
     pub fn apply(&mut self, t: usize, effect: &Effect) {

@@ -5,8 +5,8 @@
 use super::statement::Step;
 use super::views::Views;
 use super::{DiffKind, Difference, Stop, Walk};
-use crate::scratch::{Scratch, ViewRun};
-use crate::versions::{LockMode, Model, Rid, Row, ViewKind};
+use crate::scratch::{clustering_key, Scratch, ViewRun};
+use crate::versions::{LockMode, Model, Rid, Row, View, ViewKind};
 use txlab_plugin_api::prelude::*;
 
 /// Statements that lock the rows they match: UPDATE, DELETE, locking SELECT.
@@ -190,5 +190,49 @@ impl Walk<'_> {
             _ => {}
         }
         Ok(())
+    }
+
+    /// After an INSERT failed on a key: the rows of its view whose clustering
+    /// key it repeated, whose index records InnoDB now holds with a shared
+    /// lock until the transaction ends (the scan-order rule of a statement
+    /// that waited needs them: such a scan stops there). Only rows given by
+    /// literals are matched; another INSERT leaves nothing recorded.
+    pub(super) fn record_key_collisions(&self, model: &mut Model, step: &Step<'_>, view: &View) {
+        let Statement::Insert(insert) = step.statement else {
+            return;
+        };
+        let key = clustering_key(self.table);
+        let positions: Option<Vec<(usize, usize)>> = key
+            .iter()
+            .map(|c| {
+                let in_insert = insert.columns.iter().position(|x| x == c)?;
+                let in_table = self.table.columns.iter().position(|col| col.name == *c)?;
+                Some((in_insert, in_table))
+            })
+            .collect();
+        let Some(positions) = positions.filter(|p| !p.is_empty()) else {
+            return;
+        };
+        for values in &insert.rows {
+            let literals: Option<Vec<&Value>> = positions
+                .iter()
+                .map(|&(i, _)| match values.get(i) {
+                    Some(Expr::Literal(v)) => Some(v),
+                    _ => None,
+                })
+                .collect();
+            let Some(literals) = literals else {
+                continue;
+            };
+            for (rid, row) in view {
+                let same_key = positions
+                    .iter()
+                    .zip(&literals)
+                    .all(|(&(_, p), v)| row.get(p) == Some(*v));
+                if same_key {
+                    model.txns[step.t()].key_collisions.insert(*rid);
+                }
+            }
+        }
     }
 }

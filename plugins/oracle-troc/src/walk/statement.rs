@@ -153,6 +153,8 @@ impl Walk<'_> {
             self.record_locks(scratch, model, &step, &views, &runs.run)?;
             self.note_lost_update(model, &step, &views, &effect, out);
             model.apply(t, &effect);
+        } else if matches!(step.outcome(), Outcome::Error(e) if e.class == ErrorClass::Constraint) {
+            self.record_key_collisions(model, &step, &views.view);
         }
         Ok(())
     }

@@ -178,7 +178,8 @@ impl Walk<'_> {
     /// waited: rows before the one it waited for are judged as they were when
     /// it was sent (`then`), that row and every later one once it resumed
     /// (`later`). It waits at the first row the other transaction held when
-    /// it was sent; with `semi_consistent` (an UPDATE at READ COMMITTED) it
+    /// it was sent (a row lock, or the shared lock a failed INSERT leaves on
+    /// the key it collided with); with `semi_consistent` (an UPDATE at READ COMMITTED) it
     /// first judges a held row on its last committed version and skips it
     /// when that does not match, so it waits at the first held row that
     /// matches. `None` when the rule finds no row to wait at: the rule does
@@ -192,9 +193,11 @@ impl Walk<'_> {
         (before, now): (&View, &View),
         (then, later): (&BTreeSet<Rid>, &BTreeSet<Rid>),
     ) -> Option<BTreeSet<Rid>> {
-        let held: BTreeSet<Rid> = trace.states[step.sent_at].txns[step.u()]
+        let other = &trace.states[step.sent_at].txns[step.u()];
+        let held: BTreeSet<Rid> = other
             .locks
             .keys()
+            .chain(&other.key_collisions)
             .copied()
             .collect();
         let mut rows = BTreeSet::new();
@@ -258,7 +261,16 @@ impl Walk<'_> {
                 })
                 .collect(),
         };
-        ordered.sort_by(|(a, ra), (b, rb)| cmp_rows(a, b).then(ra.cmp(rb)));
+        // In the index's order: numbers by value (a DECIMAL key's text would
+        // put 10.00 before 5.00).
+        let key_cmp = |a: &[Value], b: &[Value]| {
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| x.sql_cmp(y))
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        };
+        ordered.sort_by(|(a, ra), (b, rb)| key_cmp(a, b).then(ra.cmp(rb)));
         ordered.into_iter().map(|(_, r)| r).collect()
     }
 
