@@ -119,11 +119,13 @@ fn the_same_seeds_give_the_same_verdicts_with_the_fast_paths_on_and_off() {
     ]);
     let work = tempfile::tempdir().unwrap();
     let fast = run(plugins.path(), work.path(), "fast", "");
+    // The same probe timing on both sides: which of two writers SQLite
+    // lets through after a wait is a race the probe timing takes part in.
     let slow = run(
         plugins.path(),
         work.path(),
         "slow",
-        "fewer_round_trips = false\nprobe_after = \"1ms\"\nprobe_interval = \"1ms\"",
+        "fewer_round_trips = false",
     );
     // The cases exercise what the fast paths touch: waits, aborts, findings
     // or passes judged on the scratch database.
@@ -131,6 +133,20 @@ fn the_same_seeds_give_the_same_verdicts_with_the_fast_paths_on_and_off() {
     assert!(all.contains("blocked=true"), "no case blocked");
     assert!(all.contains("Aborted"), "no transaction aborted");
     assert!(all.contains("troc: pass") && all.contains("wss: pass"));
+    // SQLite lets one of two waiting writers through by a race, so the
+    // histories of the same case may differ from run to run even with the
+    // same settings; the verdicts must not.
+    let verdicts = |runs: &[String]| -> Vec<String> {
+        runs.iter()
+            .map(|f| {
+                f.lines()
+                    .filter(|l| l.starts_with("wss: ") || l.starts_with("troc: "))
+                    .map(|l| format!("{l}\n"))
+                    .collect()
+            })
+            .collect()
+    };
+    let (fast, slow) = (verdicts(&fast), verdicts(&slow));
     let differing: Vec<String> = fast
         .iter()
         .zip(&slow)
