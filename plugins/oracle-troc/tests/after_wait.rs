@@ -451,3 +451,59 @@ fn a_row_inserted_before_a_decimal_key_is_behind_the_waiting_scan() {
         assert_eq!(check(&mut o, &case, &run(2, 5)), Verdict::Pass);
     }
 }
+
+/// The same with an INSERT IGNORE that skipped its row for the key: the
+/// skipped duplicate's index record is locked as a failed INSERT's is (seed
+/// 77 case 6307 of troc-mariadb, READ UNCOMMITTED, reduced).
+#[test]
+fn an_insert_ignore_that_skipped_a_key_holds_it_for_a_waiting_scan() {
+    let mut o = oracle(innodb());
+    let t = t2(true);
+    let ignore_31 = Statement::Insert(Insert {
+        table: "t".into(),
+        columns: vec!["c1".into(), "c2".into()],
+        rows: vec![vec![lit(31), lit(5)]],
+        on_conflict: OnConflict::Ignore,
+    });
+    let case = prepared(
+        &mut o,
+        vec![t.clone()],
+        vec![rows(&t, vec![vec![int(31), int(1)]])],
+        vec![
+            txn(
+                RU,
+                vec![
+                    Statement::Begin,
+                    insert(&[11, 1]),
+                    ignore_31,
+                    Statement::Commit,
+                ],
+            ),
+            txn(
+                RU,
+                vec![
+                    Statement::Begin,
+                    update(vec![("c2", lit(20))], Some(not_null("c2"))),
+                    Statement::Commit,
+                ],
+            ),
+        ],
+        &[0, 0, 1, 0, 1, 0, 1],
+    );
+    let run = |n: u64, c2_of_11: i64| {
+        history(
+            &case,
+            &[0, 0, 1, 0, 0, 1, 1],
+            vec![
+                (at(0, 1), affected(1)),
+                (at(0, 2), affected(0)),
+                (at(1, 1), affected(n)),
+            ],
+            vec![(at(1, 1), 4)],
+            committed(),
+            vec![r(&[11, c2_of_11], 2), r(&[31, 20], 1)],
+        )
+    };
+    expect_permitted(check(&mut o, &case, &run(1, 1)), "semi-consistent read");
+    assert_eq!(check(&mut o, &case, &run(2, 20)), Verdict::Pass);
+}

@@ -192,7 +192,8 @@ impl Walk<'_> {
         Ok(())
     }
 
-    /// After an INSERT failed on a key: the rows of its view whose clustering
+    /// After an INSERT failed on a key, or an INSERT IGNORE skipped a row
+    /// for one: the rows of its view whose clustering
     /// key it repeated, whose index records InnoDB now holds with a shared
     /// lock until the transaction ends (the scan-order rule of a statement
     /// that waited needs them: such a scan stops there). Only rows given by

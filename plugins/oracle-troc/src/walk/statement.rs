@@ -151,6 +151,10 @@ impl Walk<'_> {
                 model.replaced_a_row = true;
             }
             self.record_locks(scratch, model, &step, &views, &runs.run)?;
+            if matches!(statement, Statement::Insert(i) if i.on_conflict == OnConflict::Ignore) {
+                // The rows it skipped collided with a key, as a failed INSERT's.
+                self.record_key_collisions(model, &step, &views.view);
+            }
             self.note_lost_update(model, &step, &views, &effect, out);
             model.apply(t, &effect);
         } else if matches!(step.outcome(), Outcome::Error(e) if e.class == ErrorClass::Constraint) {
