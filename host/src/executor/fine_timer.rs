@@ -40,10 +40,13 @@ impl Ord for Entry {
     }
 }
 
-fn timer() -> &'static Mutex<Sender<(Instant, oneshot::Sender<()>)>> {
-    static TIMER: OnceLock<Mutex<Sender<(Instant, oneshot::Sender<()>)>>> = OnceLock::new();
+/// A request to the timer thread: wake this waiter at that instant.
+type Wake = (Instant, oneshot::Sender<()>);
+
+fn timer() -> &'static Mutex<Sender<Wake>> {
+    static TIMER: OnceLock<Mutex<Sender<Wake>>> = OnceLock::new();
     TIMER.get_or_init(|| {
-        let (tx, rx) = channel::<(Instant, oneshot::Sender<()>)>();
+        let (tx, rx) = channel::<Wake>();
         std::thread::Builder::new()
             .name("txlab-fine-timer".into())
             .spawn(move || {
