@@ -11,8 +11,8 @@ use crate::report::{Anomaly, DepKind, Edge, Phenomenon};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use txlab_plugin_api::ir::{
-    DialectInfo, EngineSemantics, IsolationLevel, LevelSemantics, SnapshotPoint, WriteConflict,
-    WriteReads,
+    DialectInfo, EngineSemantics, IsolationLevel, LevelSemantics, MixedLevels, SnapshotPoint,
+    WriteConflict, WriteReads,
 };
 
 /// Adya's portable isolation levels (Adya 1999, with PL-SI from Adya's
@@ -238,6 +238,11 @@ impl VendorModel {
             facts.extend(s.references.iter().map(|r| format!("reference: {r}")));
             VendorJudgement::Permitted { facts }
         };
+        if self.regime == Serializable && s.mixed_levels == MixedLevels::SameLevelOnly {
+            if let Some(other) = other_level(anomaly, history, level) {
+                return self.outside_same_level(anomaly, history, &other);
+            }
+        }
         let conflict = conflict_text(s.write_conflict);
         let session = if anomaly.needs_session_order {
             " (the transactions of a session run one after another, so session order binds like any other order)"
@@ -264,7 +269,8 @@ impl VendorModel {
                 snapshot_text(s.snapshot)
             )),
             G2Item => permit(format!(
-                "write conflicts ({conflict}) are checked only between writers of the same row, and plain reads take no locks (serializable = false): two transactions may each miss the other's write (write skew)"
+                "write conflicts ({conflict}) are checked only between writers of the same row, and plain reads take no locks ({}): two transactions may each miss the other's write (write skew)",
+                if s.serializable { "the serializable promise does not reach this cycle" } else { "serializable = false" }
             )),
             GSingle | GSIb if self.regime == SnapshotIsolation => forbid(format!(
                 "snapshot isolation (snapshot {}, writes read the snapshot, write conflicts: {conflict}): a transaction sees one snapshot and cannot overwrite a version committed after it, so a cycle with a single rw edge cannot form{session}",
@@ -292,6 +298,40 @@ impl VendorModel {
                 }
             }
             GSIa => self.g_si_a(anomaly, history, &permit, &forbid),
+        }
+    }
+
+    /// A serializable level whose promise holds only among transactions at
+    /// the level ([`MixedLevels::SameLevelOnly`]), judging a cycle through
+    /// `other` (a transaction at another level): what the level gives
+    /// without that promise decides, and a permission names the reason.
+    fn outside_same_level(
+        &self,
+        anomaly: &Anomaly,
+        history: &History,
+        other: &str,
+    ) -> VendorJudgement {
+        let s = &self.semantics;
+        let regime = Regime::of(&LevelSemantics {
+            serializable: false,
+            ..s.clone()
+        });
+        let without_promise = VendorModel {
+            regime,
+            ..self.clone()
+        };
+        match without_promise.permits(anomaly, history) {
+            VendorJudgement::Permitted { facts } => {
+                let mut all = vec![format!(
+                    "{}: serializable = true covers only transactions that all ran at {} (mixed levels: same level only), and {other}; without that promise the level is {}",
+                    s.level,
+                    s.level,
+                    regime_text(regime)
+                )];
+                all.extend(facts);
+                VendorJudgement::Permitted { facts: all }
+            }
+            forbidden => forbidden,
         }
     }
 
@@ -340,6 +380,31 @@ impl VendorModel {
                 write_reads_text(s.write_reads)
             )),
         }
+    }
+}
+
+/// A transaction of the anomaly that did not run at `level`, described
+/// (\"T7 ran at read committed\"), if there is one.
+fn other_level(anomaly: &Anomaly, history: &History, level: IsolationLevel) -> Option<String> {
+    anomaly.transactions.iter().find_map(|&t| {
+        let name = history.label(t);
+        match history.transaction(t).and_then(|x| x.level) {
+            Some(l) if l == level => None,
+            Some(l) => Some(format!("{name} ran at {l}")),
+            None => Some(format!("{name}'s level is not recorded")),
+        }
+    })
+}
+
+fn regime_text(r: Regime) -> &'static str {
+    match r {
+        Regime::Serializable => "serializable",
+        Regime::SnapshotIsolation => "snapshot isolation",
+        Regime::SnapshotWithCurrentWrites => {
+            "a transaction snapshot whose writes act on the latest committed versions"
+        }
+        Regime::StatementSnapshot => "a snapshot per statement",
+        Regime::NoSnapshot => "without a snapshot",
     }
 }
 

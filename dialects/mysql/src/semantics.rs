@@ -275,6 +275,7 @@ fn innodb_read_uncommitted(target: &Target) -> LevelSemantics {
         // locking-reads page: a locking read waits for the row's holder, then reads
         // its latest committed version (checked on MariaDB 10.11).
         after_wait: AfterWait::LatestRows,
+        mixed_levels: MixedLevels::SameLevelOnly,
         notes,
         references,
     }
@@ -332,6 +333,7 @@ fn innodb_read_committed(target: &Target) -> LevelSemantics {
         // locking-reads page: a locking read waits for the row's holder, then reads
         // its latest committed version (checked on MariaDB 10.11).
         after_wait: AfterWait::LatestRows,
+        mixed_levels: MixedLevels::SameLevelOnly,
         notes,
         references,
     }
@@ -385,6 +387,7 @@ fn innodb_repeatable_read(target: &Target) -> LevelSemantics {
         // locking-reads page: a locking read waits for the row's holder, then reads
         // its latest committed version (checked on MariaDB 10.11).
         after_wait: AfterWait::LatestRows,
+        mixed_levels: MixedLevels::SameLevelOnly,
         notes,
         references,
     }
@@ -441,6 +444,7 @@ fn innodb_serializable(target: &Target) -> LevelSemantics {
         // locking-reads page: a locking read waits for the row's holder, then reads
         // its latest committed version (checked on MariaDB 10.11).
         after_wait: AfterWait::LatestRows,
+        mixed_levels: MixedLevels::Covered,
         notes,
         references,
     }
@@ -477,6 +481,7 @@ fn tidb_read_committed() -> LevelSemantics {
         serial_order: SerialOrder::CommitOrder,
         serializable: false,
         after_wait: AfterWait::Unknown,
+        mixed_levels: MixedLevels::SameLevelOnly,
         notes,
         references,
     }
@@ -501,6 +506,7 @@ fn tidb_pessimistic_repeatable_read() -> LevelSemantics {
         serial_order: SerialOrder::CommitOrder,
         serializable: false,
         after_wait: AfterWait::Unknown,
+        mixed_levels: MixedLevels::SameLevelOnly,
         notes,
         references,
     }
@@ -526,6 +532,7 @@ fn tidb_optimistic_repeatable_read() -> LevelSemantics {
         serial_order: SerialOrder::AnyOrder,
         serializable: false,
         after_wait: AfterWait::Unknown,
+        mixed_levels: MixedLevels::SameLevelOnly,
         notes,
         references,
     }

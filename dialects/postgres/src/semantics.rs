@@ -10,6 +10,8 @@ use txlab_plugin_api::prelude::*;
 // used here).
 /// PostgreSQL: transaction isolation.
 pub const PG_ISOLATION_DOC: &str = "https://www.postgresql.org/docs/16/transaction-iso.html";
+/// PostgreSQL: data consistency checks at the application level (13.4).
+pub const PG_CONSISTENCY_DOC: &str = "https://www.postgresql.org/docs/16/applevel-consistency.html";
 /// PostgreSQL: explicit locking (row-level and table-level locks).
 pub const PG_LOCKING_DOC: &str = "https://www.postgresql.org/docs/16/explicit-locking.html";
 /// PostgreSQL: the locking clause of SELECT.
@@ -226,6 +228,7 @@ fn pg_read_committed() -> LevelSemantics {
         // 13.2.1: rows come from the command's snapshot; a row a concurrent
         // transaction updated is re-checked on its updated version.
         after_wait: AfterWait::RecheckChanged,
+        mixed_levels: MixedLevels::SameLevelOnly,
         notes: vec![
             format!("Each statement sees a snapshot taken when it starts ({PG_ISOLATION_DOC}, 13.2.1); measured."),
             format!("UPDATE, DELETE and SELECT FOR UPDATE/SHARE ({PG_SELECT_LOCKING_DOC}) find target rows in the statement's snapshot; a row changed by a concurrent transaction is waited for, then its WHERE clause is re-evaluated on the latest committed version and the statement proceeds with that version ({PG_ISOLATION_DOC}, 13.2.1); measured."),
@@ -263,6 +266,7 @@ fn pg_repeatable_read() -> LevelSemantics {
         serial_order: SerialOrder::CommitOrder,
         serializable: false,
         after_wait: AfterWait::Unknown,
+        mixed_levels: MixedLevels::SameLevelOnly,
         notes: vec![
             format!("Snapshot isolation: the snapshot is taken at the first statement after BEGIN, not at BEGIN ({PG_ISOLATION_DOC}, 13.2.2); measured."),
             format!("UPDATE, DELETE and SELECT FOR UPDATE/SHARE see the transaction's snapshot; a row changed after it is waited for if its writer is in flight, and once that writer has committed an update or delete of it the statement fails with 40001 \"could not serialize access due to concurrent update\" (first updater wins) ({PG_ISOLATION_DOC}, 13.2.2); measured."),
@@ -305,8 +309,12 @@ fn pg_serializable() -> LevelSemantics {
         // in some order" (for the transactions that commit).
         serializable: true,
         after_wait: AfterWait::Unknown,
+        // Read/write dependencies are tracked between serializable transactions
+        // only: a cycle through a transaction at a weaker level is not broken.
+        mixed_levels: MixedLevels::SameLevelOnly,
         notes: vec![
             format!("Serializable snapshot isolation: the snapshot and write conflicts of repeatable read, plus monitoring of read/write dependencies that adds no blocking ({PG_ISOLATION_DOC}, 13.2.3); measured."),
+            format!("The promise covers serializable transactions among themselves: \"any concurrent execution of a set of Serializable transactions\" behaves like a serial one, and consistency needs Serializable \"for all writes and for all reads which need a consistent view of the data\" ({PG_ISOLATION_DOC}, 13.2.3; {PG_CONSISTENCY_DOC}). A cycle through a transaction at a weaker level gets the snapshot isolation of repeatable read only."),
             format!("A set of transactions whose dependencies could form a cycle is broken by failing one with 40001 \"could not serialize access due to read/write dependencies among transactions\", possibly at COMMIT ({PG_ISOLATION_DOC}, 13.2.3); measured."),
             format!("Predicate (SIRead) locks never block and never cause deadlocks: an INSERT into a range another transaction scanned proceeds, and neither transaction fails unless the dependencies could form a cycle ({PG_ISOLATION_DOC}, 13.2.3); measured."),
             "The equivalent serial order need not be the commit order: a transaction that read a row before another transaction committed an update of it is ordered before that transaction even if it commits later; measured.".to_string(),
@@ -359,6 +367,10 @@ fn crdb_serializable() -> LevelSemantics {
         // result is the same as if they had executed one at a time".
         serializable: true,
         after_wait: AfterWait::Unknown,
+        // The documentation promises serializability among SERIALIZABLE
+        // transactions; nothing is claimed for a cycle through a READ
+        // COMMITTED one, so the smaller claim.
+        mixed_levels: MixedLevels::SameLevelOnly,
         notes: vec![
             format!("Reads see the writes of transactions that committed before this one started ({CRDB_TXN_LAYER_DOC}#reading); a transaction that began before another's commit does not see it even in its first statement ({CRDB_HERMITAGE}, OTV)."),
             format!("When a conflict moves a transaction's timestamp forward, it re-checks its earlier reads at the new timestamp (read refreshing) and continues, or fails with 40001 RETRY_SERIALIZABLE, possibly only at COMMIT ({CRDB_TXN_LAYER_DOC}#read-refreshing; {CRDB_RETRY_ERRORS_DOC})."),
@@ -401,6 +413,7 @@ fn crdb_read_committed() -> LevelSemantics {
         serial_order: SerialOrder::CommitOrder,
         serializable: false,
         after_wait: AfterWait::Unknown,
+        mixed_levels: MixedLevels::SameLevelOnly,
         notes: vec![
             format!("READ COMMITTED needs the cluster setting sql.txn.read_committed_isolation.enabled (false by default in v23.2, true from v24.1); without it READ COMMITTED transactions silently run as SERIALIZABLE, which the session set-up checks ({CRDB_READ_COMMITTED_DOC}#enable-read-committed-isolation)."),
             format!("Each statement reads a snapshot taken when it begins ({CRDB_READ_COMMITTED_DOC}; {CRDB_TXN_LAYER_DOC}#read-snapshots)."),

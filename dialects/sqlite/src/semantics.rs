@@ -96,6 +96,7 @@ fn serializable() -> LevelSemantics {
         // isolation.html: "SQLite implements serializable transactions".
         serializable: true,
         after_wait: AfterWait::Unknown,
+        mixed_levels: MixedLevels::SameLevelOnly,
         notes: vec![
             format!("Transactions are serializable; writes are serialized, one writer at a time ({ISOLATION_DOC})."),
             format!("BEGIN is DEFERRED: nothing starts until the database is first accessed; a first SELECT starts a read transaction (and its snapshot), a first write a write transaction, and a later write upgrades a read transaction or fails with SQLITE_BUSY ({TRANSACTION_DOC})."),

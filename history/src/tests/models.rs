@@ -5,7 +5,7 @@ use super::*;
 use crate::model::{breakers, is_snapshot_isolation, Regime};
 use txlab_plugin_api::ir::{
     AfterWait, DialectInfo, EngineSemantics, Features, IsolationLevel, LevelSemantics, LockProbe,
-    SerialOrder, SessionControl, SnapshotPoint, WriteConflict, WriteReads,
+    MixedLevels, SerialOrder, SessionControl, SnapshotPoint, WriteConflict, WriteReads,
 };
 
 fn sem(
@@ -25,6 +25,7 @@ fn sem(
         serial_order: SerialOrder::CommitOrder,
         serializable,
         after_wait: AfterWait::Unknown,
+        mixed_levels: MixedLevels::SameLevelOnly,
         notes: vec![format!("declared note for {level}")],
         references: vec![format!("https://example.invalid/{level}")],
     }
@@ -69,13 +70,18 @@ fn dialect() -> DialectInfo {
                 C::BlockThenAbort,
                 false,
             ),
-            sem(
-                Serializable,
-                S::PerStatement,
-                W::LatestCommitted,
-                C::BlockThenProceed,
-                true,
-            ),
+            LevelSemantics {
+                // Strict two-phase locking: the promise holds beside
+                // transactions at weaker levels too.
+                mixed_levels: MixedLevels::Covered,
+                ..sem(
+                    Serializable,
+                    S::PerStatement,
+                    W::LatestCommitted,
+                    C::BlockThenProceed,
+                    true,
+                )
+            },
         ],
         features: Features::default(),
         lock_probe: LockProbe::None,
@@ -382,6 +388,87 @@ fn mixed_levels_judge_each_transaction_whose_guarantee_breaks() {
     let j = judge(&a, &b.h, &sqlite_like);
     assert!(!j.vendor.is_forbidden());
     assert!(j.standard.forbidden);
+}
+
+/// PostgreSQL's SERIALIZABLE: snapshot isolation plus dependency tracking
+/// between serializable transactions only.
+fn ssi_dialect(mixed_levels: MixedLevels) -> DialectInfo {
+    let mut d = dialect();
+    let ssi = d
+        .levels
+        .iter_mut()
+        .find(|l| l.level == IsolationLevel::Serializable)
+        .unwrap();
+    *ssi = LevelSemantics {
+        serial_order: SerialOrder::AnyOrder,
+        mixed_levels,
+        ..sem(
+            IsolationLevel::Serializable,
+            SnapshotPoint::FirstStatement,
+            WriteReads::Snapshot,
+            WriteConflict::BlockThenAbort,
+            true,
+        )
+    };
+    d
+}
+
+#[test]
+fn a_cycle_through_a_weaker_level_is_judged_by_what_ssi_covers() {
+    use IsolationLevel::*;
+    // T1 -rw r1-> T2 -wr r2-> T3 -rw r4-> T1: T1 and T3 miss each other's
+    // writes through T2, which wrote r1 and r2 and breaks no guarantee of
+    // its own (T4 only shows the versions).
+    let run = |d: &DialectInfo, middle: IsolationLevel| {
+        let mut b = B::new()
+            .txns(&[1, 2, 3, 4])
+            .read(1, 1, &[0])
+            .read(4, 1, &[0, 2])
+            .read(3, 2, &[0, 2])
+            .read(3, 4, &[0])
+            .read(4, 4, &[0, 1]);
+        for (t, l) in [(1, Serializable), (2, middle), (3, Serializable)] {
+            b.h.set_level(t, l).unwrap();
+        }
+        let r = b.check();
+        assert_eq!(r.anomalies.len(), 1, "{r:?}");
+        let a = r.anomalies[0].clone();
+        assert_eq!(a.phenomenon, Phenomenon::G2Item);
+        assert_eq!(breakers(&a), vec![1, 3]);
+        judge(&a, &b.h, d)
+    };
+    // All three serializable: forbidden by both models.
+    let ssi = ssi_dialect(MixedLevels::SameLevelOnly);
+    let j = run(&ssi, Serializable);
+    assert!(j.vendor.is_forbidden() && j.standard.forbidden);
+    // Through a READ COMMITTED writer: Adya's mixed model still forbids it
+    // (both breakers ran at PL-3), PostgreSQL's promise does not cover it.
+    let j = run(&ssi, ReadCommitted);
+    assert!(j.standard.forbidden);
+    let VendorJudgement::Permitted { facts } = &j.vendor else {
+        panic!("{j:?}")
+    };
+    assert!(
+        facts[0].contains("covers only transactions that all ran at serializable")
+            && facts[0].contains("T2 ran at read-committed")
+            && facts[0].contains("snapshot isolation"),
+        "{facts:?}"
+    );
+    // Strict two-phase locking covers the cycle.
+    let j = run(&ssi_dialect(MixedLevels::Covered), ReadCommitted);
+    assert!(j.vendor.is_forbidden());
+    // What snapshot isolation forbids stays forbidden through a weaker
+    // level: T1 (serializable) overwrote T2's (read committed) update of a
+    // row it had read.
+    let mut b = Case::LostUpdate.build();
+    b.h.set_level(1, Serializable).unwrap();
+    b.h.set_level(2, ReadCommitted).unwrap();
+    let a = b.check().anomalies[0].clone();
+    let j = judge(&a, &b.h, &ssi);
+    let VendorJudgement::Forbidden { why } = &j.vendor else {
+        panic!("{j:?}")
+    };
+    assert!(why.contains("snapshot isolation"), "{why}");
 }
 
 #[test]

@@ -137,6 +137,24 @@ pub enum AfterWait {
     Unknown,
 }
 
+/// Whom a serializable level's promise covers when transactions at other
+/// levels run beside it. Meaningless where `serializable` is false.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MixedLevels {
+    /// Also a cycle through transactions at weaker levels: this level's
+    /// reads hold their locks until commit and every write lock is held
+    /// until commit, so each dependency out of one of its transactions
+    /// orders the commits (InnoDB's SERIALIZABLE, strict two-phase locking).
+    Covered,
+    /// Only transactions that all ran at this level: the read/write
+    /// dependencies that break a cycle are tracked between them alone
+    /// (serializable snapshot isolation), so a cycle through a transaction
+    /// at another level gets what the level's snapshot rules give.
+    #[default]
+    SameLevelOnly,
+}
+
 /// Which serial order a correct run's writes are equivalent to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -171,6 +189,11 @@ pub struct LevelSemantics {
     /// which). False where the level is weaker, e.g. snapshot isolation.
     #[serde(default)]
     pub serializable: bool,
+    /// Whom `serializable` covers when a run mixes levels. IR 1.1
+    /// (additive: an older description reads as
+    /// [`MixedLevels::SameLevelOnly`], the smaller claim).
+    #[serde(default)]
+    pub mixed_levels: MixedLevels,
     /// Which rows a statement that waited for a row lock acts on once it
     /// resumes, at levels where writes read the latest committed rows and
     /// proceed after a wait. IR 1.1 (additive: an older description reads

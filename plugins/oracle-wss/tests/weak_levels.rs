@@ -17,6 +17,7 @@ fn postgres_rc() -> LevelSemantics {
     LevelSemantics {
         snapshot: SnapshotPoint::PerStatement,
         after_wait: AfterWait::RecheckChanged,
+        mixed_levels: MixedLevels::SameLevelOnly,
         ..semantics(RC, false, false)
     }
 }
@@ -242,6 +243,7 @@ fn mariadb_rc() -> LevelSemantics {
     LevelSemantics {
         snapshot: SnapshotPoint::PerStatement,
         after_wait: AfterWait::LatestRows,
+        mixed_levels: MixedLevels::SameLevelOnly,
         ..semantics(RC, true, false)
     }
 }

@@ -64,6 +64,7 @@ pub fn semantics(level: IsolationLevel) -> LevelSemantics {
         serial_order: SerialOrder::CommitOrder,
         serializable: false,
         after_wait: AfterWait::Unknown,
+        mixed_levels: MixedLevels::SameLevelOnly,
         notes: Vec::new(),
         references: Vec::new(),
     }

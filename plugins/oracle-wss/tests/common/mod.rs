@@ -197,6 +197,7 @@ pub fn semantics(
         serial_order: SerialOrder::CommitOrder,
         serializable: false,
         after_wait: AfterWait::Unknown,
+        mixed_levels: MixedLevels::SameLevelOnly,
         notes: vec![format!("test profile of {level}")],
         references: vec![],
     }
