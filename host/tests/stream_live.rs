@@ -1,6 +1,7 @@
 //! Stream runs end to end through the `txlab` binary: the shipped
 //! `configs/stream-*.toml` for a few seconds on embedded SQLite, MariaDB,
-//! PostgreSQL and PostgreSQL 18: the sessions ran concurrently, transactions
+//! PostgreSQL and PostgreSQL 18, and the register workload on SQLite and
+//! MariaDB: the sessions ran concurrently, transactions
 //! committed (and on the servers some aborted), every window was checked, no
 //! transaction was left over, and no finding the vendor's semantics forbid.
 
@@ -88,6 +89,26 @@ fn a_stream_runs_on_sqlite() {
     let s = stream("configs/stream-sqlite.toml", 4, None);
     // SQLite serialises writers: a stale snapshot aborts, nothing else shows.
     assert_eq!(s["anomalies"], 0, "{s}");
+}
+
+#[test]
+fn a_register_stream_runs_on_sqlite() {
+    let s = stream("configs/stream-register-sqlite.toml", 3, None);
+    assert_eq!(s["anomalies"], 0, "{s}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_register_stream_runs_on_mariadb() {
+    let kind = ServerKind::Mysql;
+    if !reachable(kind, "a register stream on MariaDB").await {
+        return;
+    }
+    let url = url(kind);
+    tokio::task::spawn_blocking(move || {
+        stream("configs/stream-register-mariadb.toml", 4, Some(&url))
+    })
+    .await
+    .unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

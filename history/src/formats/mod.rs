@@ -25,7 +25,7 @@ mod ops;
 pub mod register;
 pub mod sql_list;
 
-pub use ops::{Mop, MopKind, MopMeta, MopValue, Op, OpType, Scalar, TxnMeta};
+pub use ops::{to_edn, Mop, MopKind, MopMeta, MopValue, Op, OpType, Scalar, TxnMeta};
 
 use crate::History;
 use std::fmt;

@@ -485,6 +485,78 @@ fn meta<N: Node>(m: &N) -> Result<TxnMeta, String> {
     })
 }
 
+/// Writes ops as Elle reads them, one op map per line: what a recorded
+/// workload history (list-append or registers) is, micro-op by micro-op,
+/// with txlab's transaction details under `:txlab` where an op has them
+/// (without per-micro-op details: importing the text infers the versions
+/// again, as for any Elle file).
+pub fn to_edn(ops: &[Op]) -> String {
+    use super::edn::string;
+    let interval = |i: Option<Interval>| {
+        i.map_or("nil".to_string(), |i| {
+            format!("[{} {}]", i.earliest, i.latest)
+        })
+    };
+    let scalar = |s: &Scalar| match s {
+        Scalar::Int(i) => i.to_string(),
+        Scalar::Name(n) => string(n),
+    };
+    let mut out = String::new();
+    for op in ops {
+        out.push('{');
+        if let Some(i) = op.index {
+            out.push_str(&format!(":index {i}, "));
+        }
+        out.push_str(match op.kind {
+            OpType::Invoke => ":type :invoke",
+            OpType::Ok => ":type :ok",
+            OpType::Fail => ":type :fail",
+            OpType::Info => ":type :info",
+        });
+        if let Some(p) = op.process {
+            out.push_str(&format!(", :process {p}"));
+        }
+        out.push_str(", :f :txn");
+        if let Some(t) = op.time {
+            out.push_str(&format!(", :time {t}"));
+        }
+        out.push_str(", :value [");
+        for (n, m) in op.mops.iter().enumerate() {
+            if n > 0 {
+                out.push(' ');
+            }
+            let f = match m.f {
+                MopKind::Read => ":r",
+                MopKind::Append => ":append",
+                MopKind::Write => ":w",
+            };
+            let value = match &m.value {
+                MopValue::Nil => "nil".to_string(),
+                MopValue::Scalar(v) => scalar(v),
+                MopValue::List(l) => {
+                    format!("[{}]", l.iter().map(scalar).collect::<Vec<_>>().join(" "))
+                }
+            };
+            out.push_str(&format!("[{f} {} {value}]", scalar(&m.key)));
+        }
+        out.push(']');
+        if let Some(m) = &op.meta {
+            out.push_str(&format!(
+                ", :txlab {{:id {}, :label {}, :session {}, :level {}, :started {}, :ended {}, :seq {}, :mops []}}",
+                m.id,
+                string(&m.label),
+                m.session.map_or("nil".into(), |s| s.to_string()),
+                m.level.map_or("nil".into(), |l| format!(":{}", l.name())),
+                interval(m.started),
+                interval(m.ended),
+                m.seq,
+            ));
+        }
+        out.push_str("}\n");
+    }
+    out
+}
+
 /// Reads every op of an EDN document (one op map after another, or one
 /// vector of them).
 pub(crate) fn read_edn(input: impl std::io::BufRead) -> Result<Vec<Op>, FormatError> {

@@ -1,13 +1,17 @@
-//! Elle's list-append workload over an SQL table: one row per key, the list
-//! a text column of comma-separated elements. The `elle` generator writes
-//! its statements with these builders and the stream executor reads them
-//! back with [`decode`], so the two agree on the shape by construction.
+//! Elle's workloads over an SQL table: one row per key. For list-append the
+//! value is a text column of comma-separated elements; for read-write
+//! registers the same column holds one number, the last value written. The
+//! `elle` generator writes its statements with these builders and the
+//! stream executor reads them back with [`decode`], so the two agree on the
+//! shape by construction.
 //!
 //! - append `v` to key `k`: `UPDATE t SET v = v || ',7' WHERE k = 3`
 //!   (`CONCAT(v, ',7')` in the MySQL family);
-//! - read key `k`: `SELECT v FROM t WHERE k = 3` (no row: the empty list);
+//! - write `v` to register `k`: `UPDATE t SET v = '7' WHERE k = 3`;
+//! - read key `k`: `SELECT v FROM t WHERE k = 3` (no row or `''`: the empty
+//!   list, the register's initial value);
 //! - make sure keys exist: `INSERT … IGNORE` / `ON CONFLICT DO NOTHING` of
-//!   `(k, '')` rows, which appends nothing.
+//!   `(k, '')` rows, which appends nothing and writes no register.
 
 use super::ops::{Mop, MopKind, MopValue, Scalar};
 use txlab_plugin_api::ir::*;
@@ -27,7 +31,14 @@ pub enum SqlMop {
         /// The element.
         value: i64,
     },
-    /// Reads `key`'s whole list.
+    /// Sets register `key` to `value`.
+    Write {
+        /// The key.
+        key: i64,
+        /// The value, unique per key in a run.
+        value: i64,
+    },
+    /// Reads `key`'s whole list, or its register.
     Read {
         /// The key.
         key: i64,
@@ -79,6 +90,14 @@ pub fn statement(table: &str, mop: &SqlMop) -> Statement {
             }],
             filter: key_filter(*key),
         }),
+        SqlMop::Write { key, value } => Statement::Update(Update {
+            table: table.into(),
+            assignments: vec![Assignment {
+                column: LIST.into(),
+                value: Expr::lit(Value::Text(value.to_string())),
+            }],
+            filter: key_filter(*key),
+        }),
         SqlMop::Read { key } => Statement::Select(Select {
             table: table.into(),
             projection: Projection::Exprs(vec![Expr::column(LIST)]),
@@ -126,8 +145,16 @@ pub fn decode(table: &str, statement: &Statement) -> Option<SqlMop> {
             let [a] = u.assignments.as_slice() else {
                 return None;
             };
-            let Expr::Concat(parts) = &a.value else {
+            if a.column != LIST {
                 return None;
+            }
+            let parts = match &a.value {
+                Expr::Concat(parts) => parts,
+                Expr::Literal(Value::Text(t)) => {
+                    let value = t.parse().ok()?;
+                    return Some(SqlMop::Write { key, value });
+                }
+                _ => return None,
             };
             match parts.as_slice() {
                 [Expr::Column(c), Expr::Literal(Value::Text(t))] if c.column == LIST => {
@@ -188,10 +215,45 @@ pub fn parse_list(rows: &[Vec<Value>]) -> Result<Vec<i64>, ListError> {
     }
 }
 
-/// An Elle micro-op: `[:append k v]`, or `[:r k list]` (`list` `None` for
-/// an invocation's read, not known yet).
-pub fn elle_mop(mop: &SqlMop, list: Option<&[i64]>) -> Option<Mop> {
+/// Which of Elle's workloads a run's statements make.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SqlWorkload {
+    /// Appends and reads of whole lists.
+    ListAppend,
+    /// Writes and reads of registers.
+    Register,
+}
+
+impl SqlWorkload {
+    /// The workload of a micro-op that tells (an append or a write).
+    pub fn of(mop: &SqlMop) -> Option<SqlWorkload> {
+        match mop {
+            SqlMop::Append { .. } => Some(SqlWorkload::ListAppend),
+            SqlMop::Write { .. } => Some(SqlWorkload::Register),
+            SqlMop::Read { .. } | SqlMop::Ensure { .. } => None,
+        }
+    }
+}
+
+/// An Elle micro-op: `[:append k v]`, `[:w k v]`, or `[:r k list]` (`[:r k
+/// v]` for a register, `nil` its initial value). `list` is `None` for an
+/// invocation's read, not known yet; a register's read is its list's only
+/// element.
+pub fn elle_mop(mop: &SqlMop, list: Option<&[i64]>, workload: SqlWorkload) -> Option<Mop> {
     match mop {
+        SqlMop::Write { key, value } => Some(Mop {
+            f: MopKind::Write,
+            key: Scalar::Int(*key),
+            value: MopValue::Scalar(Scalar::Int(*value)),
+        }),
+        SqlMop::Read { key } if workload == SqlWorkload::Register => Some(Mop {
+            f: MopKind::Read,
+            key: Scalar::Int(*key),
+            value: match list {
+                Some([v]) => MopValue::Scalar(Scalar::Int(*v)),
+                _ => MopValue::Nil,
+            },
+        }),
         SqlMop::Append { key, value } => Some(Mop {
             f: MopKind::Append,
             key: Scalar::Int(*key),
@@ -217,6 +279,7 @@ mod tests {
     fn statements_decode_to_what_built_them() {
         for mop in [
             SqlMop::Append { key: 3, value: 17 },
+            SqlMop::Write { key: 3, value: 18 },
             SqlMop::Read { key: 9 },
             SqlMop::Ensure { keys: vec![1, 2] },
         ] {

@@ -11,8 +11,13 @@ pub const MAX_OPS: u32 = 64;
 
 /// Commented TOML with every option at its default; kept in sync with
 /// [`Config`] by the tests below.
-pub const DEFAULT_CONFIG: &str = r#"# The table of lists: one row per key (k INT PRIMARY KEY, v TEXT).
-table = "elle_list"
+pub const DEFAULT_CONFIG: &str = r#"# Elle's workload: "list-append" (appends to and reads of whole lists,
+# which fix the order of every version) or "rw-register" (writes and reads
+# of single values, whose order between two writes is not known).
+workload = "list-append"
+# The table: one row per key (k INT PRIMARY KEY, v TEXT), named
+# "elle_list" for list-append and "elle_register" for registers unless set.
+# table = "elle_list"
 # Keys in use at a time (one generation).
 keys = 8
 # The first `hot_keys` keys of a generation are drawn with `hot_probability`,
@@ -27,17 +32,29 @@ cases_per_generation = 16
 transactions = 4
 # Micro-operations (reads and appends) per transaction, an inclusive range.
 ops = [1, 4]
-# Chance that a micro-operation reads a key's whole list rather than appends.
+# Chance that a micro-operation reads a key rather than appends or writes.
 read_probability = 0.5
 # Draw the isolation level per transaction (from the levels the pipeline
 # tests) instead of once per case.
 mixed_isolation = true
 "#;
 
+/// Which of Elle's workloads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Workload {
+    /// Appends to and reads of whole lists.
+    #[default]
+    ListAppend,
+    /// Writes and reads of single values.
+    RwRegister,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
-    pub table: String,
+    pub workload: Workload,
+    pub table: Option<String>,
     pub keys: u32,
     pub hot_keys: u32,
     pub hot_probability: f64,
@@ -51,7 +68,8 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            table: "elle_list".into(),
+            workload: Workload::ListAppend,
+            table: None,
             keys: 8,
             hot_keys: 2,
             hot_probability: 0.5,
@@ -65,19 +83,27 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The table's name: `table`, else the workload's default.
+    pub fn table(&self) -> &str {
+        match (&self.table, self.workload) {
+            (Some(t), _) => t,
+            (None, Workload::ListAppend) => "elle_list",
+            (None, Workload::RwRegister) => "elle_register",
+        }
+    }
+
     pub fn validate(&self) -> Result<(), PluginError> {
         let bad = |m: String| Err(PluginError::config(m));
-        let ident = !self.table.is_empty()
-            && self.table.len() <= 48
-            && self
-                .table
+        let table = self.table();
+        let ident = !table.is_empty()
+            && table.len() <= 48
+            && table
                 .chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-            && !self.table.starts_with(|c: char| c.is_ascii_digit());
+            && !table.starts_with(|c: char| c.is_ascii_digit());
         if !ident {
             return bad(format!(
-                "`table` must be a lower-case SQL name of at most 48 characters (a-z, 0-9, _), not `{}`",
-                self.table
+                "`table` must be a lower-case SQL name of at most 48 characters (a-z, 0-9, _), not `{table}`"
             ));
         }
         if self.keys == 0 || self.keys > MAX_KEYS {
@@ -118,8 +144,8 @@ impl Config {
         Ok(())
     }
 
-    /// Elements a case may append at most: the stride between the element
-    /// numbers of consecutive cases.
+    /// Elements (or register values) a case may append or write at most:
+    /// the stride between the element numbers of consecutive cases.
     pub fn elements_per_case(&self) -> u64 {
         u64::from(self.transactions) * u64::from(self.ops[1])
     }
@@ -159,5 +185,18 @@ mod tests {
             let e = c.validate().unwrap_err().to_string();
             assert!(e.contains(key), "{text}: {e}");
         }
+        let e = toml::from_str::<Config>("workload = \"bank\"")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("rw-register"), "{e}");
+    }
+
+    #[test]
+    fn the_table_is_named_after_the_workload() {
+        let c: Config = toml::from_str("workload = \"rw-register\"").unwrap();
+        assert_eq!(c.table(), "elle_register");
+        assert_eq!(Config::default().table(), "elle_list");
+        let c: Config = toml::from_str("table = \"mine\"").unwrap();
+        assert_eq!(c.table(), "mine");
     }
 }

@@ -8,7 +8,10 @@
 //! run, so a read list fixes the order of every version before it. Keys come
 //! in generations: the cases of one generation share `keys` keys, some hot;
 //! the next generation uses new keys, so lists stay short and a stream
-//! checker can retire transactions whose keys no one touches again. Each
+//! checker can retire transactions whose keys no one touches again. With
+//! `workload = "rw-register"` the same rows hold registers instead: a write
+//! sets `v` to one number (`UPDATE … SET v = '7'`), unique per key in a run,
+//! and a read returns it (`''` the initial value). Each
 //! case starts with an autocommit `INSERT … IGNORE` (`ON CONFLICT DO
 //! NOTHING`) of empty rows for every key of its generation, which appends
 //! nothing; its smallest key is the smallest the session touches from then on. The statements' shape is `txlab_history::formats::sql_list`,
@@ -17,7 +20,7 @@
 mod config;
 mod workload;
 
-pub use config::{Config, DEFAULT_CONFIG};
+pub use config::{Config, Workload, DEFAULT_CONFIG};
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -32,7 +35,7 @@ pub struct ElleGenerator {
 impl GeneratorPlugin for ElleGenerator {
     const NAME: &'static str = "elle";
     const DESCRIPTION: &'static str =
-        "Elle's list-append workload: appends to and reads of whole lists in a text column, hot and cold keys, mixed isolation levels";
+        "Elle's list-append and rw-register workloads: appends to and reads of whole lists (or writes and reads of registers) in a text column, hot and cold keys, mixed isolation levels";
     const DEFAULT_CONFIG: &'static str = config::DEFAULT_CONFIG;
     type Config = Config;
 
@@ -72,7 +75,7 @@ impl ElleGenerator {
         }
         let mut rng = ChaCha8Rng::seed_from_u64(request.seed);
         let plans = workload::plan(&self.config, &self.levels, request.index, &mut rng);
-        let table = self.config.table.as_str();
+        let table = self.config.table();
         let mut transactions = Vec::with_capacity(plans.len() + 1);
         // Every key of the generation, so that its smallest key tells a
         // stream checker which keys this session will not touch again.

@@ -1,7 +1,8 @@
 //! One case of the workload: which keys a generation uses, which micro-ops
-//! each transaction does, and the element every append appends.
+//! each transaction does, and the element every append appends (the value
+//! every register write writes).
 
-use crate::config::Config;
+use crate::config::{Config, Workload};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use txlab_history::formats::sql_list::SqlMop;
@@ -73,9 +74,10 @@ pub fn plan(
                         SqlMop::Read { key }
                     } else {
                         next_element += 1;
-                        SqlMop::Append {
-                            key,
-                            value: next_element,
+                        let value = next_element;
+                        match config.workload {
+                            Workload::ListAppend => SqlMop::Append { key, value },
+                            Workload::RwRegister => SqlMop::Write { key, value },
                         }
                     }
                 })

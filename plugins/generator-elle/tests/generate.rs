@@ -98,6 +98,7 @@ fn elements_are_unique_and_keys_change_with_the_generation() {
                     );
                     keys_by_generation[generation].insert(key);
                 }
+                SqlMop::Write { .. } => panic!("a register write in a list-append workload"),
                 SqlMop::Ensure { keys } => {
                     // The whole generation, ascending: its first key is the
                     // session's floor.
@@ -159,6 +160,54 @@ fn cases_render_on_every_dialect_as_the_stream_executor_reads_them() {
         assert!(
             rendered.create.iter().any(|c| c.contains("PRIMARY KEY")),
             "{name}"
+        );
+    }
+}
+
+#[test]
+fn registers_write_unique_values_and_render_as_plain_updates() {
+    let config: Config = toml::from_str("workload = \"rw-register\"").unwrap();
+    for (name, d) in dialects() {
+        let mut g = generator(d.as_ref(), config.clone());
+        let mut values = HashSet::new();
+        let (mut writes, mut reads) = (0, 0);
+        for index in 0..40 {
+            let case = g.next_case(CaseRequest::new(5, index)).unwrap();
+            assert_eq!(case.schema.tables[0].name, "elle_register");
+            for mop in case
+                .transactions
+                .iter()
+                .flat_map(|t| &t.statements)
+                .filter_map(|s| decode("elle_register", s))
+            {
+                match mop {
+                    SqlMop::Write { key, value } => {
+                        writes += 1;
+                        assert!(values.insert((key, value)), "{key} = {value} twice");
+                    }
+                    SqlMop::Read { .. } => reads += 1,
+                    SqlMop::Ensure { .. } => {}
+                    SqlMop::Append { .. } => panic!("an append in a register workload"),
+                }
+            }
+            if index == 0 {
+                let rendered = d
+                    .render_case(
+                        &case,
+                        &SessionLimits {
+                            statement_timeout_ms: 5000,
+                            lock_wait_timeout_ms: 8000,
+                        },
+                    )
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                for s in rendered.transactions.iter().flat_map(|t| &t.statements) {
+                    assert!(!s.contains("CONCAT(") && !s.contains("||"), "{name}: {s}");
+                }
+            }
+        }
+        assert!(
+            writes > 20 && reads > 20,
+            "{name}: {writes} writes, {reads} reads"
         );
     }
 }

@@ -9,10 +9,17 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use txlab_history::formats::elle::{self, ExportOptions};
-use txlab_history::formats::sql_list::SqlMop;
+use txlab_history::formats::sql_list::{SqlMop, SqlWorkload};
 use txlab_history::verdict::{verdict, FindingsFrom, Source};
 use txlab_history::{check, History, Options, Report};
 use txlab_plugin_api::ir::*;
+
+const REGISTER_SOURCE: Source<'static> = Source {
+    oracle: "stream",
+    provenance: "A stream's read-write register history (every value is written once per key, so a read names its writer; a read of the initial value comes before every write of the key; the order of two writes is not known):",
+    guarantees: "every value is written once per key, so a read names the writer of the version it shows",
+    assumes: "values are unique per key and a read returns the register's last committed or own value",
+};
 
 const SOURCE: Source<'static> = Source {
     oracle: "stream",
@@ -53,6 +60,8 @@ pub fn check_window(
         return Ok(result);
     }
     let imported = window::history(txns).map_err(|e| format!("window {number}: {e}"))?;
+    let register = window::workload(txns) == SqlWorkload::Register;
+    let source = if register { &REGISTER_SOURCE } else { &SOURCE };
     let history = &imported.history;
     let report = check(
         history,
@@ -90,7 +99,7 @@ pub fn check_window(
     }
     let mut edn: Option<String> = None;
     for (n, single) in singles.iter().enumerate() {
-        let (finding, dir_kind) = match verdict(history, single, dialect, from, &SOURCE) {
+        let (finding, dir_kind) = match verdict(history, single, dialect, from, source) {
             Verdict::Finding(f) => (f, "findings"),
             Verdict::VendorPermitted(f) => (f, "anomalies"),
             Verdict::Allowed { anomalies } => {
@@ -122,8 +131,15 @@ pub fn check_window(
         if count > DIRS_PER_KIND {
             continue;
         }
-        let edn =
-            edn.get_or_insert_with(|| elle::to_string(history, &ExportOptions { plain: false }));
+        // Registers as the ops ran (an export of the inferred history
+        // would show its per-writer rows as lists).
+        let edn = edn.get_or_insert_with(|| {
+            if register {
+                txlab_history::formats::to_edn(&window::ops(txns))
+            } else {
+                elle::to_string(history, &ExportOptions { plain: false })
+            }
+        });
         let name = format!("{dir_kind}/window-{number:06}-{n:03}");
         let dir = run_dir.join(&name);
         write_dir(&dir, &finding, single, history, txns, edn.as_str())
@@ -142,6 +158,7 @@ fn write_dir(
     edn: &str,
 ) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
+    let register = window::workload(txns) == SqlWorkload::Register;
     let mut involved: Vec<u64> = report
         .anomalies
         .iter()
@@ -157,13 +174,13 @@ fn write_dir(
     let _ = writeln!(md, "## What was found\n\n{}", finding.explanation);
     let _ = writeln!(
         md,
-        "## The transactions involved\n\nAs the stream ran them (times in seconds from the run's start; `r(k) = [...]` read key k's list, `append(k, v)` appended v):\n"
+        "## The transactions involved\n\nAs the stream ran them (times in seconds from the run's start; `r(k) = [...]` read key k's list, `append(k, v)` appended v; `w(k, v)` wrote v to register k, `r(k) = v` read it, `nil` its initial value):\n"
     );
     for t in txns
         .iter()
         .filter(|t| involved.binary_search(&t.id).is_ok())
     {
-        let _ = writeln!(md, "- {}", describe(t, history));
+        let _ = writeln!(md, "- {}", describe(t, history, register));
     }
     let _ = writeln!(
         md,
@@ -179,12 +196,17 @@ fn write_dir(
     Ok(())
 }
 
-fn describe(t: &ListTxn, history: &History) -> String {
+fn describe(t: &ListTxn, history: &History, register: bool) -> String {
     let mops: Vec<String> = t
         .mops
         .iter()
         .map(|(m, list)| match (m, list) {
             (SqlMop::Append { key, value }, _) => format!("append({key}, {value})"),
+            (SqlMop::Write { key, value }, _) => format!("w({key}, {value})"),
+            (SqlMop::Read { key }, Some(l)) if register => match l.as_slice() {
+                [v] => format!("r({key}) = {v}"),
+                _ => format!("r({key}) = nil"),
+            },
             (SqlMop::Read { key }, Some(l)) => format!(
                 "r({key}) = [{}]",
                 l.iter()

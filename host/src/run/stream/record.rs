@@ -45,7 +45,9 @@ pub fn floor(case: &TestCase, table: &str) -> Option<i64> {
         .flat_map(|t| &t.statements)
         .filter_map(|s| match sql_list::decode(table, s)? {
             SqlMop::Ensure { keys } => keys.into_iter().min(),
-            SqlMop::Append { key, .. } | SqlMop::Read { key } => Some(key),
+            SqlMop::Append { key, .. } | SqlMop::Write { key, .. } | SqlMop::Read { key } => {
+                Some(key)
+            }
         })
         .min()
 }
@@ -77,12 +79,14 @@ pub fn list_txn(id: TxnId, run: &TxnRun, table: &str) -> Result<Option<ListTxn>,
         };
         match (&mop, &s.outcome) {
             (SqlMop::Ensure { .. }, _) => {}
-            // An append that failed changed nothing; one without a reply may
-            // have taken effect (its transaction then did not commit).
-            (SqlMop::Append { .. }, Outcome::Affected { rows: 1.. } | Outcome::NoReply) => {
-                mops.push((mop, None))
-            }
-            (SqlMop::Append { .. }, _) => {}
+            // An append or write that failed changed nothing; one without a
+            // reply may have taken effect (its transaction then did not
+            // commit).
+            (
+                SqlMop::Append { .. } | SqlMop::Write { .. },
+                Outcome::Affected { rows: 1.. } | Outcome::NoReply,
+            ) => mops.push((mop, None)),
+            (SqlMop::Append { .. } | SqlMop::Write { .. }, _) => {}
             (SqlMop::Read { .. }, Outcome::Rows { rows, .. }) => {
                 let list = sql_list::parse_list(rows).map_err(|error| NotListAppend::List {
                     case: run.case_index,

@@ -1,4 +1,4 @@
-//! Checking a growing list-append history in windows.
+//! Checking a growing list-append (or register) history in windows.
 //!
 //! Every dependency edge (ww, wr, rw) joins two transactions that touched
 //! the same key, so every cycle lies inside one group of transactions
@@ -12,7 +12,7 @@
 //! them; what stays open is bounded by the keys in use.
 
 use std::collections::BTreeMap;
-use txlab_history::formats::sql_list::SqlMop;
+use txlab_history::formats::sql_list::{SqlMop, SqlWorkload};
 use txlab_history::formats::{elle, FormatError, Imported, Mop, Op, OpType, Pos, TxnMeta};
 use txlab_history::{Interval, TxnId, TxnOutcome};
 use txlab_plugin_api::ir::IsolationLevel;
@@ -39,7 +39,9 @@ pub struct ListTxn {
 impl ListTxn {
     fn keys(&self) -> impl Iterator<Item = i64> + '_ {
         self.mops.iter().filter_map(|(m, _)| match m {
-            SqlMop::Append { key, .. } | SqlMop::Read { key } => Some(*key),
+            SqlMop::Append { key, .. } | SqlMop::Write { key, .. } | SqlMop::Read { key } => {
+                Some(*key)
+            }
             SqlMop::Ensure { .. } => None,
         })
     }
@@ -152,20 +154,36 @@ fn micros_to_nanos(us: u64) -> i64 {
     us.saturating_mul(1000).min(i64::MAX as u64) as i64
 }
 
-fn elle_mops(txn: &ListTxn, completed: bool) -> Vec<Mop> {
+fn elle_mops(txn: &ListTxn, completed: bool, workload: SqlWorkload) -> Vec<Mop> {
     txn.mops
         .iter()
         .filter_map(|(m, list)| {
             let list = if completed { list.as_deref() } else { None };
-            txlab_history::formats::sql_list::elle_mop(m, list)
+            txlab_history::formats::sql_list::elle_mop(m, list, workload)
         })
         .collect()
 }
 
-/// The window's transactions as Elle operations (an invocation and a
-/// completion each), with txlab's details (level, session, times), read
-/// through the Elle importer: the same inference as `txlab history check`.
+/// The window's workload: registers when a transaction wrote one, else
+/// list-append (a window of reads alone has only empty lists and initial
+/// values, the same history either way).
+pub fn workload(txns: &[ListTxn]) -> SqlWorkload {
+    txns.iter()
+        .flat_map(|t| &t.mops)
+        .find_map(|(m, _)| SqlWorkload::of(m))
+        .unwrap_or(SqlWorkload::ListAppend)
+}
+
+/// The window's transactions read through the Elle importer as Elle
+/// operations ([`ops`]): the same inference as `txlab history check`.
 pub fn history(txns: &[ListTxn]) -> Result<Imported, FormatError> {
+    elle::from_ops(ops(txns))
+}
+
+/// The window's transactions as Elle operations (an invocation and a
+/// completion each), with txlab's details (level, session, times).
+pub fn ops(txns: &[ListTxn]) -> Vec<Op> {
+    let workload = workload(txns);
     let mut ops = Vec::with_capacity(txns.len() * 2);
     for (n, t) in txns.iter().enumerate() {
         let line = 2 * n + 1;
@@ -175,7 +193,7 @@ pub fn history(txns: &[ListTxn]) -> Result<Imported, FormatError> {
             kind: OpType::Invoke,
             process,
             time: Some(micros_to_nanos(t.invoked_us)),
-            mops: elle_mops(t, false),
+            mops: elle_mops(t, false, workload),
             meta: None,
             pos: Pos { line, column: 1 },
         });
@@ -188,7 +206,7 @@ pub fn history(txns: &[ListTxn]) -> Result<Imported, FormatError> {
             },
             process,
             time: Some(micros_to_nanos(t.completed_us)),
-            mops: elle_mops(t, true),
+            mops: elle_mops(t, true, workload),
             meta: Some(TxnMeta {
                 id: t.id,
                 label: format!("T{}", t.id),
@@ -207,7 +225,7 @@ pub fn history(txns: &[ListTxn]) -> Result<Imported, FormatError> {
             },
         });
     }
-    elle::from_ops(ops)
+    ops
 }
 
 #[cfg(test)]
@@ -310,6 +328,61 @@ mod tests {
         found.sort();
         whole.sort();
         assert_eq!(found, whole);
+    }
+
+    #[test]
+    fn a_window_of_register_writes_is_checked_as_registers() {
+        let write = |key, value| (SqlMop::Write { key, value }, None);
+        // Write skew on registers 1 and 2: each read the other's initial
+        // value and wrote its own; T3 reads both written values.
+        let txns = vec![
+            txn(1, 0, 10, vec![read(1, &[]), write(2, 21)]),
+            txn(2, 1, 11, vec![read(2, &[]), write(1, 11)]),
+            txn(3, 0, 30, vec![read(1, &[11]), read(2, &[21])]),
+        ];
+        assert_eq!(workload(&txns), SqlWorkload::Register);
+        let imported = history(&txns).unwrap();
+        assert_eq!(
+            imported.workload,
+            txlab_history::formats::Workload::RwRegister
+        );
+        let found = anomalies(&txns);
+        assert!(
+            found
+                .iter()
+                .any(|(p, t)| *p == Phenomenon::G2Item && t == &vec![1, 2]),
+            "{found:?}"
+        );
+        // Written as Elle's register ops, the window reads back the same.
+        let edn = txlab_history::formats::to_edn(&ops(&txns));
+        assert!(
+            edn.contains("[:w 2 21]") && edn.contains("[:r 1 11]"),
+            "{edn}"
+        );
+        let again = txlab_history::formats::elle::import(
+            edn.as_bytes(),
+            txlab_history::formats::elle::Syntax::Edn,
+        )
+        .unwrap();
+        let report = check(&again.history, &Options::default());
+        assert!(
+            report
+                .anomalies
+                .iter()
+                .any(|a| a.phenomenon == Phenomenon::G2Item),
+            "{edn}"
+        );
+        assert_eq!(
+            again.history.transaction(1).unwrap().level,
+            Some(IsolationLevel::Serializable)
+        );
+        // A value no one wrote is a reader of an unknown writer.
+        let bad = vec![
+            txn(1, 0, 10, vec![read(1, &[99])]),
+            txn(2, 0, 20, vec![write(1, 5)]),
+        ];
+        let report = check(&history(&bad).unwrap().history, &Options::default());
+        assert!(!report.violations.is_empty());
     }
 
     #[test]
