@@ -21,6 +21,7 @@ use super::edn::string;
 use crate::fx::FxMap;
 use crate::{History, Interval, Observation, ReadKind, RowId, TxnId, TxnOutcome, Write, T0};
 use std::io;
+use txlab_plugin_api::ir::IsolationLevel;
 
 /// How to write the history.
 #[derive(Clone, Debug, Default)]
@@ -369,19 +370,38 @@ fn span(t: &crate::Transaction) -> Option<(u64, u64)> {
     Some((a, b.max(a)))
 }
 
-fn interval(i: Option<Interval>) -> String {
+pub(crate) fn interval(i: Option<Interval>) -> String {
     i.map_or("nil".into(), |i| format!("[{} {}]", i.earliest, i.latest))
 }
 
+/// A transaction's `:txlab` details up to the opening of its `:mops`
+/// vector: `{:id 3, :label "T3", …, :seq 2, :mops [`.
+pub(crate) fn meta_head(
+    id: TxnId,
+    label: &str,
+    session: Option<u64>,
+    level: Option<IsolationLevel>,
+    (started, ended): (Option<Interval>, Option<Interval>),
+    seq: u64,
+) -> String {
+    format!(
+        "{{:id {id}, :label {}, :session {}, :level {}, :started {}, :ended {}, :seq {seq}, :mops [",
+        string(label),
+        session.map_or("nil".into(), |s| s.to_string()),
+        level.map_or("nil".into(), |l| format!(":{}", l.name())),
+        interval(started),
+        interval(ended),
+    )
+}
+
 fn meta(line: &mut String, t: &crate::Transaction, seq: usize, mops: &[Mop]) {
-    line.push_str(&format!(
-        "{{:id {}, :label {}, :session {}, :level {}, :started {}, :ended {}, :seq {seq}, :mops [",
+    line.push_str(&meta_head(
         t.id,
-        string(&t.label),
-        t.session.map_or("nil".into(), |s| s.to_string()),
-        t.level.map_or("nil".into(), |l| format!(":{}", l.name())),
-        interval(t.started),
-        interval(t.ended),
+        &t.label,
+        t.session,
+        t.level,
+        (t.started, t.ended),
+        seq as u64,
     ));
     for (k, m) in mops.iter().enumerate() {
         if k > 0 {

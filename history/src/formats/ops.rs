@@ -492,11 +492,7 @@ fn meta<N: Node>(m: &N) -> Result<TxnMeta, String> {
 /// again, as for any Elle file).
 pub fn to_edn(ops: &[Op]) -> String {
     use super::edn::string;
-    let interval = |i: Option<Interval>| {
-        i.map_or("nil".to_string(), |i| {
-            format!("[{} {}]", i.earliest, i.latest)
-        })
-    };
+    use super::export::meta_head;
     let scalar = |s: &Scalar| match s {
         Scalar::Int(i) => i.to_string(),
         Scalar::Name(n) => string(n),
@@ -541,16 +537,15 @@ pub fn to_edn(ops: &[Op]) -> String {
         }
         out.push(']');
         if let Some(m) = &op.meta {
-            out.push_str(&format!(
-                ", :txlab {{:id {}, :label {}, :session {}, :level {}, :started {}, :ended {}, :seq {}, :mops []}}",
+            let head = meta_head(
                 m.id,
-                string(&m.label),
-                m.session.map_or("nil".into(), |s| s.to_string()),
-                m.level.map_or("nil".into(), |l| format!(":{}", l.name())),
-                interval(m.started),
-                interval(m.ended),
+                &m.label,
+                m.session,
+                m.level,
+                (m.started, m.ended),
                 m.seq,
-            ));
+            );
+            out.push_str(&format!(", :txlab {head}]}}"));
         }
         out.push_str("}\n");
     }

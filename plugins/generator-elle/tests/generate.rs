@@ -38,6 +38,18 @@ fn generator(dialect: &dyn Dialect, config: Config) -> ElleGenerator {
     .unwrap()
 }
 
+fn render(name: &str, dialect: &dyn Dialect, case: &TestCase) -> RenderedCase {
+    dialect
+        .render_case(
+            case,
+            &SessionLimits {
+                statement_timeout_ms: 5000,
+                lock_wait_timeout_ms: 8000,
+            },
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
 fn mops(case: &TestCase) -> Vec<SqlMop> {
     case.transactions
         .iter()
@@ -126,15 +138,7 @@ fn cases_render_on_every_dialect_as_the_stream_executor_reads_them() {
     for (name, d) in dialects() {
         let mut g = generator(d.as_ref(), Config::default());
         let case = g.next_case(CaseRequest::new(11, 0)).unwrap();
-        let rendered = d
-            .render_case(
-                &case,
-                &SessionLimits {
-                    statement_timeout_ms: 5000,
-                    lock_wait_timeout_ms: 8000,
-                },
-            )
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let rendered = render(name, d.as_ref(), &case);
         let sql: Vec<&String> = rendered
             .transactions
             .iter()
@@ -191,15 +195,7 @@ fn registers_write_unique_values_and_render_as_plain_updates() {
                 }
             }
             if index == 0 {
-                let rendered = d
-                    .render_case(
-                        &case,
-                        &SessionLimits {
-                            statement_timeout_ms: 5000,
-                            lock_wait_timeout_ms: 8000,
-                        },
-                    )
-                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                let rendered = render(name, d.as_ref(), &case);
                 for s in rendered.transactions.iter().flat_map(|t| &t.statements) {
                     assert!(!s.contains("CONCAT(") && !s.contains("||"), "{name}: {s}");
                 }
