@@ -1,13 +1,14 @@
 //! The case loop's fast paths (table resets and session set-ups sent as one
 //! request, the first lock-wait probe at half a millisecond on the fine
-//! timer) change how fast a case runs, not what it tests: the same seeds
+//! timer, stmt-WSS's serial run read off tx-WSS's) change how fast a case
+//! runs, not what it tests: the same seeds
 //! give the same histories, final states and verdicts with them on and off.
 //!
 //! Three hundred random cases on the embedded SQLite, judged by WSS (serial
 //! replays on the scratch database, which also resets in one request) and
 //! Troc (statements run one by one on the scratch database), once with the
-//! pipeline's defaults and once with `fewer_round_trips = false` and the probes at 1 ms
-//! as before. Each case's fingerprint — every statement's outcome and
+//! pipeline's defaults and once with `fewer_round_trips = false`, WSS's
+//! `share_serial_runs = false` and the probes at 1 ms as before. Each case's fingerprint — every statement's outcome and
 //! whether it blocked, every transaction's end, the final state, every
 //! oracle's verdict — must be the same in both.
 
@@ -23,7 +24,7 @@ use txlab_plugin_api::ir::*;
 const CASES: u64 = 300;
 const SEED: u64 = 20261127;
 
-fn pipeline(executor: &str) -> String {
+fn pipeline(executor: &str, wss: &str) -> String {
     format!(
         r#"
 [run]
@@ -46,6 +47,9 @@ cases_per_schema = 10
 
 [[oracle]]
 plugin = "wss"
+
+[oracle.config]
+{wss}
 
 [[oracle]]
 plugin = "troc"
@@ -84,9 +88,9 @@ fn fingerprint(e: &Evaluated) -> String {
     out
 }
 
-fn run(plugins: &Path, work: &Path, name: &str, executor: &str) -> Vec<String> {
+fn run(plugins: &Path, work: &Path, name: &str, executor: &str, wss: &str) -> Vec<String> {
     let file = work.join(format!("{name}.toml"));
-    std::fs::write(&file, pipeline(executor)).unwrap();
+    std::fs::write(&file, pipeline(executor, wss)).unwrap();
     let loaded = LoadedPipeline::load(&file).unwrap_or_else(|e| panic!("{e}"));
     let registry = Registry::discover(search_dirs(&[plugins.to_path_buf()], &loaded.plugin_dirs()));
     let resolved = Resolved::resolve(&loaded, &registry).unwrap_or_else(|e| panic!("{e}"));
@@ -118,7 +122,7 @@ fn the_same_seeds_give_the_same_verdicts_with_the_fast_paths_on_and_off() {
         "txlab-oracle-troc",
     ]);
     let work = tempfile::tempdir().unwrap();
-    let fast = run(plugins.path(), work.path(), "fast", "");
+    let fast = run(plugins.path(), work.path(), "fast", "", "");
     // The same probe timing on both sides: which of two writers SQLite
     // lets through after a wait is a race the probe timing takes part in.
     let slow = run(
@@ -126,6 +130,7 @@ fn the_same_seeds_give_the_same_verdicts_with_the_fast_paths_on_and_off() {
         work.path(),
         "slow",
         "fewer_round_trips = false",
+        "share_serial_runs = false",
     );
     // The cases exercise what the fast paths touch: waits, aborts, findings
     // or passes judged on the scratch database.

@@ -571,6 +571,11 @@ pub fn engine(flavor: Flavor) -> EngineSemantics {
             // KEY constraints row-by-row" (seen on MariaDB 10.11: a multi-row
             // UPDATE of a UNIQUE column collided in one run and not in another).
             unique_checked_per_row: true,
+            // innodb-error-handling: "A duplicate-key error rolls back the SQL
+            // statement", as do most other errors; only a deadlock (and, with
+            // innodb_rollback_on_timeout, a lock-wait timeout) rolls back the
+            // whole transaction, and neither happens on one session alone.
+            failed_statement_keeps_transaction: true,
             notes: vec![
                 format!("An UPDATE that sets a column to the value it already has does not update it ({MYSQL_UPDATE}), so the row keeps its version and the updater's snapshot reads keep showing the snapshot's version ({MDEV_26642}, a design decision)."),
                 format!("A storage engine may perform REPLACE as an update of the existing row rather than a delete and an insert ({MYSQL_REPLACE})."),
@@ -578,6 +583,7 @@ pub fn engine(flavor: Flavor) -> EngineSemantics {
                 format!("The REPEATABLE READ snapshot is established by the first consistent read ({}); a read the optimizer answers without touching the table (an impossible WHERE) does not establish it.", d.repeatable_read),
                 format!("READ UNCOMMITTED reads may see rows a waiting UPDATE changed before it waited: writes lock and change rows as they scan them ({}; {}).", d.read_uncommitted, d.locks_set),
                 format!("UNIQUE and PRIMARY KEY constraints are checked row by row, so whether a multi-row UPDATE of a key collides depends on the order it visits the rows ({MYSQL_FOREIGN_KEY_DIFFERENCES})."),
+                format!("A statement that fails with a duplicate key (and most other errors) is rolled back alone and its transaction goes on; a deadlock rolls back the whole transaction ({MYSQL_ERROR_HANDLING})."),
             ],
         },
         Flavor::Tidb => EngineSemantics {
@@ -600,6 +606,8 @@ pub fn engine(flavor: Flavor) -> EngineSemantics {
             dirty_reads_see_partial_writes: false,
             // Not documented: the cautious default.
             unique_checked_per_row: true,
+            // Not documented: the cautious default.
+            failed_statement_keeps_transaction: false,
             notes: vec![
                 format!("A same-value UPDATE leaves the row's version as it was for the updater's snapshot reads ({TIDB_28212})."),
                 format!("Snapshots are taken when the transaction starts (REPEATABLE READ) or per statement (READ COMMITTED), never deferred to a later read ({TIDB_ISOLATION})."),

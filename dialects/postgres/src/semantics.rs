@@ -92,6 +92,9 @@ pub fn engine(flavor: Flavor) -> EngineSemantics {
             // KEY constraint is not deferrable, PostgreSQL checks for
             // uniqueness immediately whenever a row is inserted or modified."
             unique_checked_per_row: true,
+            // tutorial-transactions: any error inside a transaction block
+            // aborts it; later statements fail until ROLLBACK.
+            failed_statement_keeps_transaction: false,
             notes: vec![
                 format!("A UNIQUE or PRIMARY KEY constraint that is not deferrable is checked whenever a row is inserted or modified, not at the statement's end as the standard says ({PG_CREATE_TABLE_DOC}, Compatibility)."),
                 format!("An UPDATE writes a new row version even when no value changes ({PG_TRIGGER_FUNCTIONS_DOC}, suppress_redundant_updates_trigger)."),
@@ -117,6 +120,9 @@ pub fn engine(flavor: Flavor) -> EngineSemantics {
             dirty_reads_see_partial_writes: false,
             // Not documented: the cautious default.
             unique_checked_per_row: true,
+            // tutorial-transactions: any error inside a transaction block
+            // aborts it; later statements fail until ROLLBACK.
+            failed_statement_keeps_transaction: false,
             notes: vec![
                 format!("Snapshots are taken when the transaction starts (SERIALIZABLE) or per statement (READ COMMITTED), and no read sees uncommitted data ({CRDB_TXN_LAYER_DOC}#reading; {CRDB_READ_COMMITTED_DOC})."),
             ],

@@ -50,9 +50,14 @@ pub fn engine() -> EngineSemantics {
         dirty_reads_see_partial_writes: false,
         // Not documented either way: the cautious default.
         unique_checked_per_row: true,
+        // lang_conflict.html, ABORT (the default): the statement's changes are
+        // backed out, "changes caused by prior SQL statements within the same
+        // transaction are preserved and the transaction remains active".
+        failed_statement_keeps_transaction: true,
         notes: vec![
             format!("A transaction writes only while its snapshot is the latest ({BUSY_SNAPSHOT_DOC}), so its reads see every row it updated as it wrote it."),
             format!("REPLACE deletes the rows that collide and then inserts the new row ({CONFLICT_DOC})."),
+            format!("A statement that violates a constraint is backed out alone and its transaction remains active (ABORT, the default conflict resolution; {CONFLICT_DOC})."),
             format!("The first SELECT after BEGIN starts the read transaction, whatever it reads ({TRANSACTION_DOC}); no connection sees another's uncommitted changes ({ISOLATION_DOC})."),
         ],
     }

@@ -319,6 +319,14 @@ pub struct EngineSemantics {
     /// true: a key collision of such an UPDATE in one run only is then no
     /// finding. IR 1.1.
     pub unique_checked_per_row: bool,
+    /// A statement that fails inside a transaction undoes only its own
+    /// changes and the transaction goes on, as it would have in autocommit
+    /// (InnoDB on a duplicate key and most other errors, SQLite's default
+    /// ABORT conflict resolution). On one session with no other writer, a
+    /// transaction's statements then have the same outcomes and leave the
+    /// same rows inside BEGIN … COMMIT as each in autocommit. Default false:
+    /// an error aborts the whole transaction (PostgreSQL). IR 1.1.
+    pub failed_statement_keeps_transaction: bool,
     /// Short statements of these facts, each with its source.
     pub notes: Vec<String>,
 }
@@ -333,6 +341,7 @@ impl Default for EngineSemantics {
             first_read_snapshot_needs_table_access: true,
             dirty_reads_see_partial_writes: true,
             unique_checked_per_row: true,
+            failed_statement_keeps_transaction: false,
             notes: Vec::new(),
         }
     }
@@ -343,7 +352,7 @@ impl EngineSemantics {
     pub fn summary(&self) -> String {
         let yes_no = |b: bool| if b { "yes" } else { "no" };
         format!(
-            "same-value UPDATE {}, REPLACE may update the row in place {}, FOR SHARE through a covering index may lock only the index {}, a first-read snapshot needs a read that touches the table {}, dirty reads may see part of a waiting write {}, unique keys checked row by row {}",
+            "same-value UPDATE {}, REPLACE may update the row in place {}, FOR SHARE through a covering index may lock only the index {}, a first-read snapshot needs a read that touches the table {}, dirty reads may see part of a waiting write {}, unique keys checked row by row {}, a failed statement keeps its transaction {}",
             match self.same_value_update {
                 SameValueUpdate::NewVersion => "makes a new version",
                 SameValueUpdate::NoVersion => "keeps the row's version",
@@ -354,6 +363,7 @@ impl EngineSemantics {
             yes_no(self.first_read_snapshot_needs_table_access),
             yes_no(self.dirty_reads_see_partial_writes),
             yes_no(self.unique_checked_per_row),
+            yes_no(self.failed_statement_keeps_transaction),
         )
     }
 }
@@ -542,6 +552,7 @@ mod tests {
             first_read_snapshot_needs_table_access: false,
             dirty_reads_see_partial_writes: false,
             unique_checked_per_row: false,
+            failed_statement_keeps_transaction: true,
             notes: vec!["n".into()],
         };
         let json = serde_json::to_string(&facts).unwrap();
@@ -551,7 +562,7 @@ mod tests {
         );
         assert_eq!(
             facts.summary(),
-            "same-value UPDATE makes a new version, REPLACE may update the row in place no, FOR SHARE through a covering index may lock only the index no, a first-read snapshot needs a read that touches the table no, dirty reads may see part of a waiting write no, unique keys checked row by row no"
+            "same-value UPDATE makes a new version, REPLACE may update the row in place no, FOR SHARE through a covering index may lock only the index no, a first-read snapshot needs a read that touches the table no, dirty reads may see part of a waiting write no, unique keys checked row by row no, a failed statement keeps its transaction yes"
         );
         assert!(EngineSemantics::default().summary().starts_with(
             "same-value UPDATE not declared, REPLACE may update the row in place yes"

@@ -43,6 +43,14 @@ search_serial_orders = true
 # Give up (undecided) when the committed transactions have more orders than
 # this (5 transactions: 120); 1 to 5040 (7 transactions).
 max_serial_orders = 120
+
+# Read stmt-WSS's serial run off tx-WSS's where the two must agree: every
+# replayed transaction committed, tx-WSS's run did not stop, and the dialect
+# declares that a failed statement keeps its transaction (InnoDB, SQLite), so
+# a transaction's statements do inside BEGIN ... COMMIT what each does in
+# autocommit. One replay on the scratch database instead of two; false
+# replays both.
+share_serial_runs = true
 "#;
 
 /// The two WSS checks of WriteCheck.
@@ -91,6 +99,7 @@ pub struct WssConfig {
     pub report_weak_levels: bool,
     pub search_serial_orders: bool,
     pub max_serial_orders: usize,
+    pub share_serial_runs: bool,
 }
 
 impl Default for WssConfig {
@@ -103,6 +112,7 @@ impl Default for WssConfig {
             report_weak_levels: false,
             search_serial_orders: true,
             max_serial_orders: 120,
+            share_serial_runs: true,
         }
     }
 }

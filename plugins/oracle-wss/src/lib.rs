@@ -86,7 +86,23 @@ impl Oracle for WssOracle {
         let mut results = Vec::new();
         for &variant in &self.config.variants {
             let serial = schedule::serial_schedule(variant, case, history, &order);
-            let replay = replay::replay(db, case, &serial)?;
+            // stmt-WSS after tx-WSS: read off tx-WSS's run where they must agree.
+            let tx_run = results
+                .iter()
+                .find(|r: &&VariantResult| r.variant == Variant::Tx);
+            let shared = match (variant, tx_run) {
+                (Variant::Stmt, Some(tx))
+                    if self.config.share_serial_runs
+                        && self.dialect.engine.failed_statement_keeps_transaction =>
+                {
+                    replay::stmt_from_tx(case, &tx.replay, &tx.schedule, &serial)
+                }
+                _ => None,
+            };
+            let replay = match shared {
+                Some(replay) => replay,
+                None => replay::replay(db, case, &serial)?,
+            };
             if let Some(problem) = replay.conflict_description(case) {
                 return Ok(Verdict::Undecided {
                     reason: format!(

@@ -61,6 +61,7 @@ pub fn innodb_engine() -> EngineSemantics {
         first_read_snapshot_needs_table_access: true,
         dirty_reads_see_partial_writes: true,
         unique_checked_per_row: true,
+        failed_statement_keeps_transaction: true,
         notes: vec!["test engine facts of InnoDB".into()],
     }
 }
@@ -76,6 +77,7 @@ pub fn strict_engine() -> EngineSemantics {
         first_read_snapshot_needs_table_access: false,
         dirty_reads_see_partial_writes: false,
         unique_checked_per_row: false,
+        failed_statement_keeps_transaction: false,
         notes: vec![],
     }
 }
