@@ -373,8 +373,12 @@ fn a_run_that_cannot_drop_its_databases_names_them_and_the_command() {
     };
 
     // A second Ctrl-C while a case is in progress (its oracle takes 5 s).
+    let checking = home.path().join("checking");
     let slow = pipeline(
-        "plugin = \"slow\"\n[oracle.config]\nsleep_ms = 5000",
+        &format!(
+            "plugin = \"slow\"\n[oracle.config]\nsleep_ms = 5000\nstarted_file = {:?}",
+            checking.display().to_string()
+        ),
         "slow.toml",
     );
     let mut child = txlab(
@@ -398,7 +402,16 @@ fn a_run_that_cannot_drop_its_databases_names_them_and_the_command() {
     .spawn()
     .unwrap();
     let names = wait_for_databases(ServerKind::Postgres, &admin_url, child.id(), 1);
-    std::thread::sleep(Duration::from_millis(300));
+    // Interrupted before its oracle starts, the case would end at once and
+    // the run with it: the first Ctrl-C waits for the oracle's check.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !checking.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no case reached its oracle"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     signal(child.id(), "INT");
     let mut stderr = child.stderr.take().unwrap();
     let mut seen = String::new();
