@@ -83,9 +83,42 @@ impl Value {
     }
 }
 
-/// A plain decimal number's text split for an exact comparison: sign, the
-/// digits before the point without leading zeros, after it without trailing
-/// zeros.
+/// An exact numeric of the IR, which travels as text, split: an optional
+/// sign, digits, an optional point and digits, at least one digit in all.
+/// The dialects paste it into SQL, so anything else (an exponent,
+/// hexadecimal, spaces, a quote) is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlainDecimal<'a> {
+    pub negative: bool,
+    /// The digits before the point; may be empty (`.5`).
+    pub whole: &'a str,
+    /// The digits after the point; may be empty (`7.`, `7`).
+    pub fraction: &'a str,
+}
+
+impl<'a> PlainDecimal<'a> {
+    /// The parts of `text`, `None` when it is not a plain decimal number.
+    pub fn split(text: &'a str) -> Option<Self> {
+        let (negative, digits) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text.strip_prefix('+').unwrap_or(text)),
+        };
+        let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+        let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+        if whole.is_empty() && fraction.is_empty() || !all_digits(whole) || !all_digits(fraction) {
+            return None;
+        }
+        Some(PlainDecimal {
+            negative,
+            whole,
+            fraction,
+        })
+    }
+}
+
+/// A plain decimal number normalised for an exact comparison: the digits
+/// before the point without leading zeros, after it without trailing zeros,
+/// and no sign on zero.
 #[derive(PartialEq, Eq)]
 struct Decimal<'a> {
     negative: bool,
@@ -95,18 +128,11 @@ struct Decimal<'a> {
 
 impl<'a> Decimal<'a> {
     fn of(text: &'a str) -> Option<Decimal<'a>> {
-        let (negative, digits) = match text.strip_prefix('-') {
-            Some(rest) => (true, rest),
-            None => (false, text.strip_prefix('+').unwrap_or(text)),
-        };
-        let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
-        if !(whole.bytes().chain(fraction.bytes())).all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let whole = whole.trim_start_matches('0');
-        let fraction = fraction.trim_end_matches('0');
+        let split = PlainDecimal::split(text)?;
+        let whole = split.whole.trim_start_matches('0');
+        let fraction = split.fraction.trim_end_matches('0');
         // Zero has no sign.
-        let negative = negative && !(whole.is_empty() && fraction.is_empty());
+        let negative = split.negative && !(whole.is_empty() && fraction.is_empty());
         Some(Decimal {
             negative,
             whole,

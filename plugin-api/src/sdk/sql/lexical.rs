@@ -52,36 +52,14 @@ pub fn finite_float(v: f64, dbms: &str) -> Result<f64, PluginError> {
     }
 }
 
-/// An exact numeric of the IR, which travels as text, checked to be a plain
-/// decimal number: an optional sign, digits, an optional point and digits, at
-/// least one digit in all. The text is pasted into SQL, so anything else (an
-/// exponent, hexadecimal, spaces, a quote) is refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PlainDecimal<'a> {
-    pub negative: bool,
-    /// The digits before the point; may be empty (`.5`).
-    pub whole: &'a str,
-    /// The digits after the point; may be empty (`7.`, `7`).
-    pub fraction: &'a str,
-}
+pub use crate::ir::PlainDecimal;
 
 impl<'a> PlainDecimal<'a> {
+    /// [`PlainDecimal::split`], refusing anything else with an error that
+    /// quotes the text.
     pub fn parse(text: &'a str) -> Result<Self, PluginError> {
-        let (negative, digits) = match text.strip_prefix('-') {
-            Some(rest) => (true, rest),
-            None => (false, text.strip_prefix('+').unwrap_or(text)),
-        };
-        let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
-        let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-        if whole.is_empty() && fraction.is_empty() || !all_digits(whole) || !all_digits(fraction) {
-            return Err(PluginError::invalid_input(format!(
-                "`{text}` is not a plain decimal number"
-            )));
-        }
-        Ok(PlainDecimal {
-            negative,
-            whole,
-            fraction,
+        PlainDecimal::split(text).ok_or_else(|| {
+            PluginError::invalid_input(format!("`{text}` is not a plain decimal number"))
         })
     }
 }
