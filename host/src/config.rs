@@ -129,7 +129,7 @@ pub struct PluginRef {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ExecutorSection {
-    /// The first lock-wait probe of a statement without reply ("500us").
+    /// The first lock-wait probe of a statement without reply ("250us").
     pub probe_after: HumanDuration,
     /// `schedule` (each case's statements in its submitted order) or
     /// `stream` (sessions running transactions back to back).

@@ -1,16 +1,16 @@
 //! The case loop's fast paths (table resets and session set-ups sent as one
-//! request, the first lock-wait probe at half a millisecond on the fine
-//! timer, stmt-WSS's serial run read off tx-WSS's) change how fast a case
-//! runs, not what it tests: the same seeds
-//! give the same histories, final states and verdicts with them on and off.
+//! request, stmt-WSS's serial run read off tx-WSS's) change how fast a case
+//! runs, not what it tests: the same seeds give the same verdicts with them
+//! on and off.
 //!
 //! Three hundred random cases on the embedded SQLite, judged by WSS (serial
 //! replays on the scratch database, which also resets in one request) and
 //! Troc (statements run one by one on the scratch database), once with the
-//! pipeline's defaults and once with `fewer_round_trips = false`, WSS's
-//! `share_serial_runs = false` and the probes at 1 ms as before. Each case's fingerprint — every statement's outcome and
-//! whether it blocked, every transaction's end, the final state, every
-//! oracle's verdict — must be the same in both.
+//! pipeline's defaults and once with `fewer_round_trips = false` and WSS's
+//! `share_serial_runs = false`, the lock-wait probes timed alike. Each case's
+//! fingerprint — every statement's outcome and whether it blocked, every
+//! transaction's end, the final state, every oracle's verdict — is taken;
+//! the verdicts must be the same in both.
 
 mod common;
 

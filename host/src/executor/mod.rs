@@ -57,7 +57,7 @@ pub struct ExecutorSettings {
 impl Default for ExecutorSettings {
     fn default() -> Self {
         ExecutorSettings {
-            probe_after: Duration::from_micros(500),
+            probe_after: Duration::from_micros(250),
             probe_interval: Duration::from_micros(500),
             block_timeout: Duration::from_millis(500),
             settle_timeout: Duration::from_millis(200),
