@@ -8,7 +8,7 @@
 mod common;
 
 use common::cli_env::{run_dir, stderr, stdout, summary};
-use common::servers::{pg18_url, reachable, reachable_at, url};
+use common::servers::{pg18_url, reachable_at, url};
 use std::process::Command;
 use txlab_host::driver::ServerKind;
 
@@ -74,12 +74,17 @@ fn stream(config: &str, seconds: u64, url: Option<&str>) -> serde_json::Value {
         "{text}"
     );
     // Every anomaly written has its report, the window's history in Elle's
-    // format and its cycle.
+    // format and its cycle; the report says it was not run again.
     for d in s["anomaly_dirs"].as_array().unwrap() {
         let d = dir.join(d.as_str().unwrap());
         for f in ["report.md", "history.edn", "finding.json"] {
             assert!(d.join(f).is_file(), "{} has no {f}", d.display());
         }
+        let report = std::fs::read_to_string(d.join("report.md")).unwrap();
+        assert!(
+            report.contains("Not confirmed by running again"),
+            "{report}"
+        );
     }
     s
 }
@@ -97,31 +102,35 @@ fn a_register_stream_runs_on_sqlite() {
     assert_eq!(s["anomalies"], 0, "{s}");
 }
 
+/// [`stream`] on the server at `url`; `None` when it is unreachable and the
+/// run does not require it.
+async fn stream_on(
+    kind: ServerKind,
+    url: String,
+    config: &'static str,
+    seconds: u64,
+) -> Option<serde_json::Value> {
+    if !reachable_at(kind, &url, &format!("a stream of {config}")).await {
+        return None;
+    }
+    let s = tokio::task::spawn_blocking(move || stream(config, seconds, Some(&url)))
+        .await
+        .unwrap();
+    Some(s)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_register_stream_runs_on_mariadb() {
     let kind = ServerKind::Mysql;
-    if !reachable(kind, "a register stream on MariaDB").await {
-        return;
-    }
-    let url = url(kind);
-    tokio::task::spawn_blocking(move || {
-        stream("configs/stream-register-mariadb.toml", 4, Some(&url))
-    })
-    .await
-    .unwrap();
+    stream_on(kind, url(kind), "configs/stream-register-mariadb.toml", 4).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_runs_on_mariadb() {
     let kind = ServerKind::Mysql;
-    if !reachable(kind, "a stream on MariaDB").await {
+    let Some(s) = stream_on(kind, url(kind), "configs/stream-mariadb.toml", 5).await else {
         return;
-    }
-    let url = url(kind);
-    let s =
-        tokio::task::spawn_blocking(move || stream("configs/stream-mariadb.toml", 5, Some(&url)))
-            .await
-            .unwrap();
+    };
     // Hot keys and eight sessions: InnoDB's deadlock detection acts.
     assert!(s["stream"]["aborted"].as_u64().unwrap() > 0, "{s}");
 }
@@ -129,25 +138,20 @@ async fn a_stream_runs_on_mariadb() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_runs_on_postgres() {
     let kind = ServerKind::Postgres;
-    if !reachable(kind, "a stream on PostgreSQL").await {
+    let Some(s) = stream_on(kind, url(kind), "configs/stream-postgres.toml", 5).await else {
         return;
-    }
-    let url = url(kind);
-    let s =
-        tokio::task::spawn_blocking(move || stream("configs/stream-postgres.toml", 5, Some(&url)))
-            .await
-            .unwrap();
+    };
     // First-updater-wins and SSI abort some transactions.
     assert!(s["stream"]["aborted"].as_u64().unwrap() > 0, "{s}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_runs_on_postgres_18() {
-    let url = pg18_url();
-    if !reachable_at(ServerKind::Postgres, &url, "a stream on PostgreSQL 18").await {
-        return;
-    }
-    tokio::task::spawn_blocking(move || stream("configs/stream-postgres.toml", 5, Some(&url)))
-        .await
-        .unwrap();
+    stream_on(
+        ServerKind::Postgres,
+        pg18_url(),
+        "configs/stream-postgres.toml",
+        5,
+    )
+    .await;
 }

@@ -215,16 +215,13 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
         stop: AtomicBool::new(false),
         stop_reason: Mutex::new(None),
         summary: Mutex::new(RunSummary {
-            format_version: summary::SUMMARY_FORMAT_VERSION,
-            txlab_version: env!("CARGO_PKG_VERSION").to_string(),
-            pipeline: std::fs::canonicalize(&resolved.pipeline.path)
-                .unwrap_or_else(|_| resolved.pipeline.path.clone()),
-            dialect: resolved.info.name.clone(),
-            run_dir: run_dir.clone(),
-            seed,
             shard: options.shard.map(|s| s.to_string()),
-            server_version: workers.first().and_then(|w| w.server_version.clone()),
-            ..RunSummary::default()
+            ..RunSummary::begin(
+                resolved,
+                &run_dir,
+                seed,
+                workers.first().and_then(|w| w.server_version.clone()),
+            )
         }),
         consecutive_errors: AtomicU64::new(0),
         max_consecutive_errors: p.run.max_consecutive_errors.max(1),

@@ -111,6 +111,29 @@ pub struct RunSummary {
     pub stream: Option<super::stream::StreamTally>,
 }
 
+impl RunSummary {
+    /// A new run's summary: what it is (format, txlab's version, pipeline,
+    /// dialect, directory, seed, server) and no results yet.
+    pub fn begin(
+        resolved: &crate::setup::Resolved<'_>,
+        run_dir: &std::path::Path,
+        seed: u64,
+        server_version: Option<String>,
+    ) -> RunSummary {
+        RunSummary {
+            format_version: SUMMARY_FORMAT_VERSION,
+            txlab_version: env!("CARGO_PKG_VERSION").to_string(),
+            pipeline: std::fs::canonicalize(&resolved.pipeline.path)
+                .unwrap_or_else(|_| resolved.pipeline.path.clone()),
+            dialect: resolved.info.name.clone(),
+            run_dir: run_dir.to_path_buf(),
+            seed,
+            server_version,
+            ..RunSummary::default()
+        }
+    }
+}
+
 /// What became of one pattern's cases. Each case counts in one of
 /// `occurred`, `prevented_by_abort`, `prevented_by_blocking` and
 /// `did_not_occur`; `findings` counts those of them with a finding.

@@ -318,6 +318,19 @@ pub trait GeneratorPlugin: Generator + Sized {
     fn new(config: Self::Config, ctx: GeneratorContext) -> Result<Self, PluginError>;
 }
 
+impl GeneratorContext {
+    /// The levels to generate cases for; a configuration error when the
+    /// pipeline names none, which no generator can work with.
+    pub fn require_levels(&self) -> Result<&[IsolationLevel], PluginError> {
+        if self.levels.is_empty() {
+            return Err(PluginError::config(
+                "the pipeline names no isolation level to generate cases for",
+            ));
+        }
+        Ok(&self.levels)
+    }
+}
+
 /// Names an oracle and builds it from its configuration.
 pub trait OraclePlugin: Oracle + Sized {
     const NAME: &'static str;
@@ -380,6 +393,30 @@ mod tests {
     #[serde(deny_unknown_fields, default)]
     struct Nested {
         level: String,
+    }
+
+    #[test]
+    fn a_generator_context_without_levels_is_a_config_error() {
+        let mut ctx = GeneratorContext {
+            dialect: DialectInfo {
+                name: "test".into(),
+                driver: "sqlite".into(),
+                levels: Vec::new(),
+                features: Features::default(),
+                lock_probe: LockProbe::None,
+                session_control: SessionControl::default(),
+                engine: EngineSemantics::default(),
+            },
+            levels: Vec::new(),
+        };
+        let e = ctx.require_levels().unwrap_err();
+        assert_eq!(e.kind, ErrorKind::INVALID_CONFIG);
+        assert!(e.message.contains("no isolation level"), "{e}");
+        ctx.levels.push(IsolationLevel::Serializable);
+        assert_eq!(
+            ctx.require_levels().unwrap(),
+            &[IsolationLevel::Serializable]
+        );
     }
 
     #[test]

@@ -41,11 +41,7 @@ impl GeneratorPlugin for ElleGenerator {
 
     fn new(config: Config, ctx: GeneratorContext) -> Result<Self, PluginError> {
         config.validate()?;
-        if ctx.levels.is_empty() {
-            return Err(PluginError::config(
-                "the pipeline names no isolation level to generate cases for",
-            ));
-        }
+        ctx.require_levels()?;
         if !ctx
             .dialect
             .features

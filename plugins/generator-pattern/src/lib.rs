@@ -47,11 +47,7 @@ impl GeneratorPlugin for PatternGenerator {
 
     fn new(config: Config, ctx: GeneratorContext) -> Result<Self, PluginError> {
         config.validate()?;
-        if ctx.levels.is_empty() {
-            return Err(PluginError::config(
-                "the pipeline names no isolation level to generate cases for",
-            ));
-        }
+        ctx.require_levels()?;
         let features = ctx.dialect.features;
         let types = Types::from_features(&features).ok_or_else(|| {
             PluginError::config(format!(

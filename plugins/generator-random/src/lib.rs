@@ -34,11 +34,7 @@ impl GeneratorPlugin for RandomGenerator {
 
     fn new(config: Config, ctx: GeneratorContext) -> Result<Self, PluginError> {
         config.validate()?;
-        if ctx.levels.is_empty() {
-            return Err(PluginError::config(
-                "the pipeline names no isolation level to generate cases for",
-            ));
-        }
+        ctx.require_levels()?;
         let features = ctx.dialect.features;
         let types = ColumnTypes::from_features(&features).ok_or_else(|| {
             PluginError::config(format!(

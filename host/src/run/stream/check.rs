@@ -184,7 +184,7 @@ fn write_dir(
     }
     let _ = writeln!(
         md,
-        "\n`history.edn` holds the whole window in Elle's format (`txlab history check history.edn --format elle --model …` checks it again; elle-cli reads it too)."
+        "\n`history.edn` holds the whole window in Elle's format (`txlab history check history.edn --format elle --model …` checks it again; elle-cli reads it too).\n\nNot confirmed by running again: a stream is one concurrent run of many sessions and does not repeat, so no case of it was run a second time or reduced. What stands behind this report is the recorded reads above."
     );
     std::fs::write(dir.join("report.md"), md)?;
     std::fs::write(dir.join("history.edn"), edn)?;

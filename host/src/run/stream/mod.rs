@@ -16,7 +16,7 @@ mod record;
 pub mod window;
 
 use super::output::{prepare_output, random_seed};
-use super::{RunOptions, RunSummary, SUMMARY_FORMAT_VERSION};
+use super::{RunOptions, RunSummary};
 use crate::driver::Interrupt;
 use crate::executor::stream::{
     Dealer, StreamEvent, StreamExecutor, StreamSettings, TxnEnd, MAX_LAG_GENERATIONS,
@@ -137,17 +137,7 @@ pub fn run(resolved: &Resolved<'_>, options: &RunOptions) -> Result<RunSummary, 
     let run_dir = prepare_output(&out, seed)?;
     tracing::info!(target: "txlab::run", "stream of {sessions} sessions on {}; output in {}", resolved.info.name, run_dir.display());
 
-    let mut summary = RunSummary {
-        format_version: SUMMARY_FORMAT_VERSION,
-        txlab_version: env!("CARGO_PKG_VERSION").to_string(),
-        pipeline: std::fs::canonicalize(&resolved.pipeline.path)
-            .unwrap_or_else(|_| resolved.pipeline.path.clone()),
-        dialect: resolved.info.name.clone(),
-        run_dir: run_dir.clone(),
-        seed,
-        server_version,
-        ..RunSummary::default()
-    };
+    let mut summary = RunSummary::begin(resolved, &run_dir, seed, server_version);
     let mut tally = StreamTally {
         sessions,
         ..StreamTally::default()
