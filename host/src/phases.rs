@@ -38,14 +38,29 @@ pub enum Phase {
     FinalState,
     /// Oracle `i`'s check, without its replays.
     Check(u8),
-    /// Oracle `i`'s requests to the scratch database.
-    Replay(u8),
+    /// Oracle `i`'s requests to the scratch database, by what they do.
+    Replay(u8, ScratchWork),
     /// Writing findings (and anomalies) to disk.
     Findings,
     /// Reducing findings.
     Reduce,
     /// Everything else: taking the next case, recording results, pauses.
     Idle,
+}
+
+/// What an oracle's request to the scratch database does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ScratchWork {
+    /// Putting the case's tables and rows in place.
+    Reset,
+    /// Opening and closing sessions.
+    Sessions,
+    /// Running statements.
+    Statements,
+    /// Reading the tables.
+    State,
+    /// Running a whole case concurrently.
+    Case,
 }
 
 /// What one worker's clock measured.
@@ -151,12 +166,12 @@ pub fn enter(phase: Phase) -> Guard {
     Guard { previous }
 }
 
-/// Enters the replay phase of the oracle whose check is current; nothing
-/// changes when no check is current.
+/// Enters the replay phase of the oracle whose check is current, for
+/// `work`; nothing changes when no check is current.
 #[must_use = "the phase ends when the guard drops"]
-pub fn enter_replay() -> Guard {
+pub fn enter_replay(work: ScratchWork) -> Guard {
     match current() {
-        Some(Phase::Check(i)) => enter(Phase::Replay(i)),
+        Some(Phase::Check(i)) => enter(Phase::Replay(i, work)),
         _ => Guard { previous: None },
     }
 }
@@ -221,7 +236,7 @@ mod tests {
                 {
                     let _c = enter(Phase::Check(1));
                     sink += spin(30);
-                    let _r = enter_replay();
+                    let _r = enter_replay(ScratchWork::State);
                     sink += spin(30);
                 }
             }
@@ -233,7 +248,9 @@ mod tests {
         // Duration sums are exact: every nanosecond is charged once.
         assert_eq!(totals.sum(), totals.wall, "{totals:?}");
         assert!(totals.wall <= outer);
-        assert!(totals.totals.contains_key(&Phase::Replay(1)));
+        assert!(totals
+            .totals
+            .contains_key(&Phase::Replay(1, ScratchWork::State)));
         assert!(totals.totals.contains_key(&Phase::BlockWaits));
         assert!(!totals.totals.contains_key(&Phase::Commits));
         // 50 rounds × (enter, enter, charge, enter, enter, 4 drops) + finish.

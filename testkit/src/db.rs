@@ -108,6 +108,22 @@ impl MemoryDb {
                 let outcome = self.execute_on(session, &statement)?;
                 Ok(HostDbResponse::Outcome { outcome })
             }
+            HostDbRequest::ExecuteEach {
+                session,
+                statements,
+                until_conflict,
+            } => {
+                let mut outcomes = Vec::with_capacity(statements.len());
+                for statement in &statements {
+                    let outcome = self.execute_on(session, statement)?;
+                    let stop = until_conflict && outcome.breaks_serial_run();
+                    outcomes.push(outcome);
+                    if stop {
+                        break;
+                    }
+                }
+                Ok(HostDbResponse::Outcomes { outcomes })
+            }
             HostDbRequest::ReadState => Ok(HostDbResponse::State {
                 state: self.state(),
             }),

@@ -2,7 +2,7 @@
 //! run` would, with every worker's phase clock on, and reports the rates and
 //! where the wall time went per case.
 
-use crate::phases::{Phase, PhaseTotals};
+use crate::phases::{Phase, PhaseTotals, ScratchWork};
 use crate::run::throughput::Measured;
 use crate::run::{Reporting, RunOptions};
 use crate::setup::{Resolved, ServerAccess, SetupError};
@@ -65,7 +65,16 @@ pub fn phase_name(phase: Phase, oracles: &[String]) -> String {
         Phase::Commits => "commits and rollbacks".into(),
         Phase::FinalState => "final-state read".into(),
         Phase::Check(i) => format!("{} check", oracle(i)),
-        Phase::Replay(i) => format!("{} replays (scratch DB)", oracle(i)),
+        Phase::Replay(i, work) => {
+            let work = match work {
+                ScratchWork::Reset => "table resets",
+                ScratchWork::Sessions => "sessions",
+                ScratchWork::Statements => "statements",
+                ScratchWork::State => "state reads",
+                ScratchWork::Case => "concurrent runs",
+            };
+            format!("{} replays: {work}", oracle(i))
+        }
         Phase::Findings => "findings on disk".into(),
         Phase::Reduce => "reduction".into(),
         Phase::Idle => "idle (next case, tallies)".into(),
@@ -250,7 +259,10 @@ mod tests {
             totals: [
                 (Phase::Reset, Duration::from_micros(300)),
                 (Phase::Check(0), Duration::from_micros(100)),
-                (Phase::Replay(0), Duration::from_micros(600)),
+                (
+                    Phase::Replay(0, ScratchWork::Statements),
+                    Duration::from_micros(600),
+                ),
             ]
             .into(),
             wall: Duration::from_micros(1000),
@@ -260,7 +272,7 @@ mod tests {
         let names: Vec<&str> = rows.iter().map(|r| r.phase.as_str()).collect();
         assert_eq!(
             names,
-            ["table reset", "wss check", "wss replays (scratch DB)"]
+            ["table reset", "wss check", "wss replays: statements"]
         );
         assert_eq!(rows[0].us_per_case, 75.0);
         let share: f64 = rows.iter().map(|r| r.share).sum();

@@ -108,7 +108,31 @@ pub trait Session: Send {
         }
         Ok(())
     }
+
+    /// Runs `statements` in order, as [`Session::execute`] would one at a
+    /// time, and returns what each returned; after one fails, goes on only if
+    /// `go_on` says so for its error (the last result is then that failure).
+    /// In as few requests as the driver can; one statement per request here.
+    async fn execute_each(
+        &mut self,
+        statements: &[String],
+        go_on: GoOn<'_>,
+    ) -> Vec<Result<QueryResult, RawDbError>> {
+        let mut results = Vec::with_capacity(statements.len());
+        for sql in statements {
+            let result = self.execute(sql).await;
+            let stop = result.as_ref().is_err_and(|e| !go_on(e));
+            results.push(result);
+            if stop {
+                break;
+            }
+        }
+        results
+    }
 }
+
+/// Whether a series of statements goes on after one of them failed.
+pub type GoOn<'a> = &'a (dyn Fn(&RawDbError) -> bool + Sync);
 
 /// A statement of a batch failed.
 #[derive(Debug, Clone)]

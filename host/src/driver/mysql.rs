@@ -1,13 +1,13 @@
 //! The MySQL-protocol driver (MySQL, MariaDB, TiDB), on mysql_async.
 
 use super::{
-    redact_url, BatchError, Driver, DriverError, LockProbeSpec, Monitor, QueryResult, Session,
-    SessionKey,
+    redact_url, BatchError, Driver, DriverError, GoOn, LockProbeSpec, Monitor, QueryResult,
+    Session, SessionKey,
 };
 use async_trait::async_trait;
 use mysql_async::consts::{ColumnFlags, ColumnType};
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Opts, OptsBuilder, Row};
+use mysql_async::{Conn, Opts, OptsBuilder, Row, TextProtocol};
 use tokio::sync::Mutex;
 use txlab_plugin_api::ir::{RawDbError, SessionControl, Value};
 
@@ -222,15 +222,73 @@ impl Session for MysqlSession {
                 error: raw_error(e),
             })
     }
+
+    /// One multi-statement request for all of them, sent again from the
+    /// statement after a failure when `go_on` says so (the server stops a
+    /// multi-statement request at its first failure).
+    async fn execute_each(
+        &mut self,
+        statements: &[String],
+        go_on: GoOn<'_>,
+    ) -> Vec<Result<QueryResult, RawDbError>> {
+        let mut results = Vec::with_capacity(statements.len());
+        while results.len() < statements.len() {
+            let rest = &statements[results.len()..];
+            let Some(failure) = run_together(&mut self.conn, rest, &mut results).await else {
+                break;
+            };
+            let stop = !go_on(&failure);
+            results.push(Err(failure));
+            if stop {
+                break;
+            }
+        }
+        results
+    }
+}
+
+/// Sends `statements` as one request and pushes each one's result to
+/// `results` until one fails; returns that failure. The server stops at the
+/// first failing statement. The driver keeps a failure met while reading the
+/// next result's header for the next read, so a failure comes out while
+/// reading the result of the statement that failed, also after rows of an
+/// earlier statement.
+async fn run_together(
+    conn: &mut Conn,
+    statements: &[String],
+    results: &mut Vec<Result<QueryResult, RawDbError>>,
+) -> Option<RawDbError> {
+    // A line break before each `;` ends any `--` comment a statement ends with.
+    let text = statements.join("\n;\n");
+    let mut result = match conn.query_iter(text).await {
+        Ok(result) => result,
+        Err(e) => return Some(raw_error(e)),
+    };
+    for _ in statements {
+        match read_result(&mut result).await {
+            Ok(read) => results.push(Ok(read)),
+            Err(e) => return Some(raw_error(e)),
+        }
+    }
+    None
 }
 
 /// Runs `sql` and reads its whole result, each value typed by its column.
 async fn query(conn: &mut Conn, sql: &str) -> Result<QueryResult, mysql_async::Error> {
     let mut result = conn.query_iter(sql).await?;
-    let columns = result.columns();
-    let rows: Vec<Row> = result.collect().await?;
-    let affected = result.affected_rows();
+    let read = read_result(&mut result).await?;
     result.drop_result().await?;
+    Ok(read)
+}
+
+/// Reads the current result of `result` and moves on to the next one.
+async fn read_result(
+    result: &mut mysql_async::QueryResult<'_, 'static, TextProtocol>,
+) -> Result<QueryResult, mysql_async::Error> {
+    let columns = result.columns();
+    // Moving on reads the next result's header, and with it its count.
+    let affected = result.affected_rows();
+    let rows: Vec<Row> = result.collect().await?;
     let Some(columns) = columns.filter(|c| !c.is_empty()) else {
         return Ok(QueryResult {
             returns_rows: false,

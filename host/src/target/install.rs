@@ -48,16 +48,30 @@ pub(super) async fn install(
     rendered: &RenderedCase,
     batch: bool,
 ) -> Result<(), TargetError> {
-    let mut statements: Vec<(String, &'static str)> = Vec::new();
     let same = previous.as_ref() == Some(schema);
-    if !same {
+    create_tables(admin, dialect, previous, schema, &rendered.create, batch).await?;
+    load_rows(admin, previous, rendered, same, batch).await
+}
+
+/// The first half of [`install`]: drops the previous schema's tables and
+/// creates `schema`'s (`create`, as rendered) unless `previous` is `schema`.
+async fn create_tables(
+    admin: &mut dyn Session,
+    dialect: &DialectHandle,
+    previous: &mut Option<Schema>,
+    schema: &Schema,
+    create: &[String],
+    batch: bool,
+) -> Result<(), TargetError> {
+    let mut statements: Vec<(String, &'static str)> = Vec::new();
+    if previous.as_ref() != Some(schema) {
         // Unknown state (first use, or an earlier load failed): drop the new
         // schema's tables too, in case they are left over.
         let old = previous.take().unwrap_or_else(|| schema.clone());
         for t in old.tables.iter().rev() {
             statements.push((dialect.drop_table(t)?, "dropping the previous tables"));
         }
-        for sql in &rendered.create {
+        for sql in create {
             statements.push((sql.clone(), "creating the tables"));
         }
     }
@@ -76,6 +90,18 @@ pub(super) async fn install(
         }
     }
     *previous = Some(schema.clone());
+    Ok(())
+}
+
+/// The second half of [`install`]: loads the rows in one transaction,
+/// emptying the tables first when they held a case before (`same`).
+async fn load_rows(
+    admin: &mut dyn Session,
+    previous: &mut Option<Schema>,
+    rendered: &RenderedCase,
+    same: bool,
+    batch: bool,
+) -> Result<(), TargetError> {
     // The cheap reset: DELETE + one multi-row INSERT per table, in one transaction.
     let control = &rendered.control;
     let mut load = vec![control.begin.clone()];

@@ -5,6 +5,7 @@ use super::install::{apply_setup, install, read_tables, relax_commits};
 use super::{bounded, to_outcome, TargetError};
 use crate::driver::{Driver, Interrupt, Monitor, Session};
 use crate::executor::{ExecError, ExecutorSettings, ScheduleExecutor};
+use crate::phases::ScratchWork;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
@@ -294,6 +295,81 @@ impl ScratchDb {
             .map_err(|e| PluginError::host(e.to_string()))
     }
 
+    /// Runs statements on a session in order; with fewer round trips, in as
+    /// few requests as the driver can ([`Session::execute_each`]), otherwise
+    /// one [`ScratchDb::execute`] each.
+    fn execute_each(
+        &mut self,
+        id: u32,
+        statements: Vec<Statement>,
+        until_conflict: bool,
+    ) -> Result<Vec<Outcome>, PluginError> {
+        if !self.settings.fewer_round_trips {
+            let mut outcomes = Vec::with_capacity(statements.len());
+            for statement in statements {
+                let outcome = self.execute(id, statement)?;
+                let stop = until_conflict && outcome.breaks_serial_run();
+                outcomes.push(outcome);
+                if stop {
+                    break;
+                }
+            }
+            return Ok(outcomes);
+        }
+        let schema = self.schema.clone().ok_or_else(|| {
+            PluginError::host("execute before reset: the scratch database has no tables")
+        })?;
+        let waiter = Waiter {
+            // Serial statements do not wait for each other: each has the
+            // statement deadline, the request their sum.
+            deadline: self.settings.deadlines.statement * statements.len().max(1) as u32,
+            ..self.waiter()
+        };
+        let dialect = self.dialect.clone();
+        let lent = self
+            .sessions
+            .get_mut(&id)
+            .ok_or_else(|| PluginError::host(format!("no open scratch session {id}")))?;
+        let sqls = statements
+            .iter()
+            .map(|statement| {
+                dialect.render_statement(&RenderRequest {
+                    schema: schema.clone(),
+                    isolation: lent.isolation,
+                    statement: statement.clone(),
+                })
+            })
+            .collect::<Result<Vec<String>, _>>()
+            .map_err(|e| PluginError::host(e.to_string()))?;
+        let go_on = |raw: &RawDbError| {
+            !until_conflict
+                || dialect
+                    .classify_error(raw)
+                    .is_ok_and(|e| !Outcome::Error(e).breaks_serial_run())
+        };
+        let session = &mut lent.pooled.session;
+        let result = waiter.block("statements of the oracle's replay", async {
+            Ok(session.execute_each(&sqls, &go_on).await)
+        });
+        lent.clean = match &result {
+            Ok(results) => {
+                results.len() == statements.len()
+                    && results.last().is_some_and(|r| r.is_ok())
+                    && statements.last().is_some_and(Statement::is_end)
+            }
+            Err(_) => false,
+        };
+        let results = self.settle(result)?;
+        results
+            .into_iter()
+            .zip(&statements)
+            .map(|(result, statement)| {
+                to_outcome(result, statement, dialect.as_ref())
+                    .map_err(|e| PluginError::host(e.to_string()))
+            })
+            .collect()
+    }
+
     fn read_state(&mut self) -> Result<DbState, PluginError> {
         let queries = self
             .rendered
@@ -450,7 +526,16 @@ impl HostDb for ScratchDb {
         if let Some(e) = &self.cut_off {
             return Err(PluginError::host(format!("scratch database: {e}")));
         }
-        let _replaying = crate::phases::enter_replay();
+        let work = match &request {
+            HostDbRequest::Reset { .. } => ScratchWork::Reset,
+            HostDbRequest::OpenSession { .. } | HostDbRequest::CloseSession { .. } => {
+                ScratchWork::Sessions
+            }
+            HostDbRequest::ReadState => ScratchWork::State,
+            HostDbRequest::RunCase { .. } => ScratchWork::Case,
+            _ => ScratchWork::Statements,
+        };
+        let _replaying = crate::phases::enter_replay(work);
         match request {
             HostDbRequest::Reset { schema, rows } => {
                 self.reset(schema, rows).map(|()| HostDbResponse::Done)
@@ -461,6 +546,13 @@ impl HostDb for ScratchDb {
             HostDbRequest::Execute { session, statement } => self
                 .execute(session, statement)
                 .map(|outcome| HostDbResponse::Outcome { outcome }),
+            HostDbRequest::ExecuteEach {
+                session,
+                statements,
+                until_conflict,
+            } => self
+                .execute_each(session, statements, until_conflict)
+                .map(|outcomes| HostDbResponse::Outcomes { outcomes }),
             HostDbRequest::ReadState => self
                 .read_state()
                 .map(|state| HostDbResponse::State { state }),

@@ -135,6 +135,18 @@ impl Outcome {
         }
     }
 
+    /// Whether a serial run cannot go on past this outcome: transactions run
+    /// one at a time never conflict, and a statement with no reply has an
+    /// unknown effect. What `HostDbRequest::ExecuteEach` stops at with
+    /// `until_conflict`.
+    pub fn breaks_serial_run(&self) -> bool {
+        match self {
+            Outcome::NoReply | Outcome::NotSubmitted => true,
+            Outcome::Error(e) => e.class.is_concurrency() || e.class.is_unobservable(),
+            _ => false,
+        }
+    }
+
     pub fn is_success(&self) -> bool {
         matches!(
             self,

@@ -102,6 +102,18 @@ pub enum HostDbRequest {
     OpenSession { isolation: IsolationLevel },
     /// Run one statement on a session; DB errors come back as an outcome.
     Execute { session: u32, statement: Statement },
+    /// Run `statements` on a session in order, each with the outcome
+    /// `Execute` would give it, in as few round trips as the host's driver
+    /// can (a multi-statement request on the MySQL protocol). With
+    /// `until_conflict`, the run stops after the first outcome that breaks a
+    /// serial run ([`Outcome::breaks_serial_run`]). Answered with one outcome
+    /// per statement run. IR 1.1; an older host answers with an error.
+    ExecuteEach {
+        session: u32,
+        statements: Vec<Statement>,
+        #[serde(default)]
+        until_conflict: bool,
+    },
     /// Read every table of the last reset schema.
     ReadState,
     /// Close a session, rolling back anything it left open.
@@ -129,6 +141,10 @@ pub enum HostDbResponse {
     },
     State {
         state: DbState,
+    },
+    /// The outcomes of an `ExecuteEach`, in order. IR 1.1.
+    Outcomes {
+        outcomes: Vec<Outcome>,
     },
     /// The history of a `RunCase`, with its final state. IR 1.1.
     History {

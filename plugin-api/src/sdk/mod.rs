@@ -272,6 +272,39 @@ pub trait HostDbExt: HostDb {
         }
     }
 
+    /// Runs `statements` on a session in order in as few round trips as the
+    /// host can (IR 1.1; see [`HostDbRequest::ExecuteEach`]): one outcome per
+    /// statement run, fewer only when `until_conflict` stopped the run.
+    fn execute_each(
+        &mut self,
+        session: u32,
+        statements: Vec<Statement>,
+        until_conflict: bool,
+    ) -> Result<Vec<Outcome>, PluginError> {
+        let sent = statements.len();
+        match self.call(HostDbRequest::ExecuteEach {
+            session,
+            statements,
+            until_conflict,
+        })? {
+            HostDbResponse::Outcomes { outcomes } => {
+                let complete = outcomes.len() == sent
+                    || (until_conflict
+                        && !outcomes.is_empty()
+                        && outcomes.len() < sent
+                        && outcomes.last().is_some_and(Outcome::breaks_serial_run));
+                if !complete {
+                    return Err(PluginError::host(format!(
+                        "the host ran {} of {sent} statements without saying why it stopped",
+                        outcomes.len()
+                    )));
+                }
+                Ok(outcomes)
+            }
+            other => Err(unexpected(other)),
+        }
+    }
+
     fn close_session(&mut self, session: u32) -> Result<(), PluginError> {
         expect_done(self.call(HostDbRequest::CloseSession { session })?)
     }

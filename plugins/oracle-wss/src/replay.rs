@@ -32,17 +32,6 @@ impl Replay {
     }
 }
 
-/// Whether an outcome of a serial run means the run cannot serve as the model:
-/// serial transactions never conflict, and an unobserved statement has an
-/// unknown effect.
-fn conflicts(outcome: &Outcome) -> bool {
-    match outcome {
-        Outcome::NoReply | Outcome::NotSubmitted => true,
-        Outcome::Error(e) => e.class.is_concurrency() || e.class.is_unobservable(),
-        _ => false,
-    }
-}
-
 /// Resets the scratch database to the case's initial state and runs `schedule`,
 /// one session per transaction. Every session opened is closed, also when a
 /// request fails; scratch-database failures come back as `Err`.
@@ -116,6 +105,8 @@ pub fn stmt_from_tx(
     })
 }
 
+/// Runs a transaction's statements in one request; the run stops at an
+/// outcome that breaks it ([`Outcome::breaks_serial_run`]), returned.
 fn run_transaction(
     db: &mut dyn HostDb,
     case: &TestCase,
@@ -123,19 +114,26 @@ fn run_transaction(
     txn: &SerialTxn,
     outcomes: &mut BTreeMap<StatementRef, Outcome>,
 ) -> Result<Option<(StatementRef, Outcome)>, PluginError> {
-    for at in txn.refs() {
-        let statement = case.statement(at).ok_or_else(|| {
-            PluginError::internal(format!(
-                "the serial schedule names {at}, which does not exist"
-            ))
-        })?;
-        let outcome = db.execute(session, statement)?;
-        outcomes.insert(at, outcome.clone());
-        if conflicts(&outcome) {
-            return Ok(Some((at, outcome)));
+    let refs: Vec<StatementRef> = txn.refs().collect();
+    let statements = refs
+        .iter()
+        .map(|&at| {
+            case.statement(at).cloned().ok_or_else(|| {
+                PluginError::internal(format!(
+                    "the serial schedule names {at}, which does not exist"
+                ))
+            })
+        })
+        .collect::<Result<Vec<Statement>, _>>()?;
+    let ran = db.execute_each(session, statements, true)?;
+    let mut conflict = None;
+    for (at, outcome) in refs.into_iter().zip(ran) {
+        if outcome.breaks_serial_run() {
+            conflict = Some((at, outcome.clone()));
         }
+        outcomes.insert(at, outcome);
     }
-    Ok(None)
+    Ok(conflict)
 }
 
 #[cfg(test)]

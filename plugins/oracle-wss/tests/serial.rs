@@ -128,16 +128,14 @@ fn both_variants_replay_on_the_scratch_database() {
     let begins = db
         .log()
         .iter()
-        .filter(|r| {
-            matches!(
-                r,
-                HostDbRequest::Execute {
-                    statement: Statement::Begin,
-                    ..
-                }
-            )
+        .map(|r| match r {
+            HostDbRequest::Execute { statement, .. } => usize::from(statement.is_begin()),
+            HostDbRequest::ExecuteEach { statements, .. } => {
+                statements.iter().filter(|s| s.is_begin()).count()
+            }
+            _ => 0,
         })
-        .count();
+        .sum::<usize>();
     // tx-WSS replays the three explicit transactions with BEGIN; stmt-WSS none.
     assert_eq!(begins, 3);
 }

@@ -181,6 +181,28 @@ enum Fault {
 
 impl HostDb for Faulty {
     fn call(&mut self, request: HostDbRequest) -> Result<HostDbResponse, PluginError> {
+        // Statements sent together fail one by one, as sent alone.
+        if let HostDbRequest::ExecuteEach {
+            session,
+            statements,
+            until_conflict,
+        } = request
+        {
+            let mut outcomes = Vec::new();
+            for statement in statements {
+                let HostDbResponse::Outcome { outcome } =
+                    self.call(HostDbRequest::Execute { session, statement })?
+                else {
+                    unreachable!("an execute answers with an outcome")
+                };
+                let stop = until_conflict && outcome.breaks_serial_run();
+                outcomes.push(outcome);
+                if stop {
+                    break;
+                }
+            }
+            return Ok(HostDbResponse::Outcomes { outcomes });
+        }
         if let HostDbRequest::Execute { .. } = request {
             self.executed += 1;
             if self.executed - 1 == self.fail_at {
