@@ -9,7 +9,7 @@ use crate::executor::{empty_history, ScheduleExecutor};
 use crate::io::ReproCase;
 use crate::phases::{self, Phase};
 use crate::setup::{worker_runtime, Environment, OracleInstance, Resolved, SetupError};
-use crate::target::{open_driver, CaseDb, ScratchDb};
+use crate::target::{open_driver, CaseDb, Database, ScratchDb, TargetLocation};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -185,10 +185,27 @@ impl<'a> CaseRunner<'a> {
             ))
         };
         let case_driver = open("case")?;
+        let mut case_db = runtime.block_on(CaseDb::open(
+            case_driver,
+            &setups[0],
+            env.settings.deadlines,
+            env.interrupt.clone(),
+        ))?;
         let scratch = if needs.scratch_db {
+            // On a server, replays use the case's tables: its DDL, when the
+            // schema changes, is then paid once (a table created costs the
+            // server about 3 ms, docs/benchmarks.md). An embedded SQLite
+            // file creates tables cheaply, and keeps a file of its own.
+            let shared =
+                env.settings.fewer_round_trips && matches!(env.location, TargetLocation::Server(_));
+            let database = if shared {
+                case_db.database()
+            } else {
+                Database::new(open("scratch")?)
+            };
             Some(ScratchDb::new(
                 runtime.clone(),
-                open("scratch")?,
+                database,
                 resolved.dialect.clone(),
                 env.limits,
                 setups[0].clone(),
@@ -198,12 +215,6 @@ impl<'a> CaseRunner<'a> {
         } else {
             None
         };
-        let mut case_db = runtime.block_on(CaseDb::open(
-            case_driver,
-            &setups[0],
-            env.settings.deadlines,
-            env.interrupt.clone(),
-        ))?;
         case_db.set_batch(env.settings.fewer_round_trips);
         runtime.block_on(case_db.preflight(setups))?;
         let server_started = runtime.block_on(started_within(case_db.driver()));

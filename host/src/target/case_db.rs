@@ -2,8 +2,9 @@
 //! across cases.
 
 use super::install::{apply_setup, install, read_tables};
-use super::{bounded, TargetError};
+use super::{bounded, Database, InstalledTables, TargetError};
 use crate::driver::{Deadlines, Driver, Interrupt, Monitor, Session};
+use std::sync::Arc;
 use txlab_loader::DialectHandle;
 use txlab_plugin_api::ir::*;
 
@@ -18,12 +19,12 @@ pub(super) struct Pooled {
 /// is asked to stop; after either, the connections are dropped and opened
 /// again before the next case.
 pub struct CaseDb {
-    driver: Box<dyn Driver>,
+    driver: Arc<dyn Driver>,
     pub monitor: Box<dyn Monitor>,
     admin: Box<dyn Session>,
     admin_setup: SessionSetup,
     pool: Vec<Pooled>,
-    schema: Option<Schema>,
+    tables: InstalledTables,
     deadlines: Deadlines,
     interrupt: Interrupt,
     /// An operation was cut off: the connections are in no known state.
@@ -36,11 +37,12 @@ impl CaseDb {
     /// Opens the database; `admin_setup` prepares the session that loads the
     /// tables, so that values are stored under the same rules the cases run by.
     pub async fn open(
-        driver: Box<dyn Driver>,
+        driver: impl Into<Arc<dyn Driver>>,
         admin_setup: &SessionSetup,
         deadlines: Deadlines,
         interrupt: Interrupt,
     ) -> Result<CaseDb, TargetError> {
+        let driver = driver.into();
         let monitor = driver.monitor().await?;
         let mut admin = driver.connect().await?;
         bounded(
@@ -56,7 +58,7 @@ impl CaseDb {
             admin,
             admin_setup: admin_setup.clone(),
             pool: Vec::new(),
-            schema: None,
+            tables: InstalledTables::default(),
             deadlines,
             interrupt,
             stale: false,
@@ -72,6 +74,14 @@ impl CaseDb {
 
     pub fn driver(&self) -> &dyn Driver {
         self.driver.as_ref()
+    }
+
+    /// The database, for another handle on it.
+    pub fn database(&self) -> Database {
+        Database {
+            driver: self.driver.clone(),
+            tables: self.tables.clone(),
+        }
     }
 
     /// Notes that `result` cut an operation off: the kept sessions are
@@ -91,7 +101,7 @@ impl CaseDb {
     pub fn discard(&mut self) {
         self.stale = true;
         self.pool.clear();
-        self.schema = None;
+        self.tables.forget();
     }
 
     /// A new session, unless the run is asked to stop first.
@@ -116,7 +126,7 @@ impl CaseDb {
         self.monitor = monitor;
         self.admin = admin;
         self.pool.clear();
-        self.schema = None;
+        self.tables.forget();
         self.stale = false;
         Ok(())
     }
@@ -125,7 +135,7 @@ impl CaseDb {
     /// again, as a person sets a script up, rather than emptying and
     /// refilling them.
     pub fn forget_tables(&mut self) {
-        self.schema = None;
+        self.tables.forget();
     }
 
     pub async fn prepare(
@@ -138,15 +148,18 @@ impl CaseDb {
             self.reopen().await?;
         }
         let (deadline, interrupt) = (self.deadlines.statement, self.interrupt.clone());
+        let mut installed = self.tables.take();
         let reset = install(
             self.admin.as_mut(),
             dialect,
-            &mut self.schema,
+            &mut installed,
             &case.schema,
             rendered,
             self.batch,
         );
         let result = bounded(deadline, &interrupt, "resetting the case's tables", reset).await;
+        // Cut off, the install may have done anything.
+        self.tables.set(installed.filter(|_| result.is_ok()));
         self.check(result)
     }
 

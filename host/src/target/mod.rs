@@ -10,12 +10,14 @@ pub mod owner;
 mod scratch_db;
 mod servers;
 mod sqlite_dir;
+mod tables;
 
 pub use case_db::CaseDb;
 pub use leftovers::{clean_command, leftovers_of_this_process, shell_quote, Leftovers};
 pub use scratch_db::ScratchDb;
 pub use servers::ServerDatabases;
 pub use sqlite_dir::{sqlite_dir, RunDirGuard, MARK_FILE, RUN_DIR_PREFIX};
+pub use tables::{Database, InstalledTables};
 
 use crate::driver::{
     within, Driver, DriverError, DriverKind, Interrupt, LockProbeSpec, MysqlDriver, NoAnswer,

@@ -2,7 +2,7 @@
 
 use super::case_db::Pooled;
 use super::install::{apply_setup, install, read_tables, relax_commits};
-use super::{bounded, to_outcome, TargetError};
+use super::{bounded, to_outcome, Database, InstalledTables, TargetError};
 use crate::driver::{Driver, Interrupt, Monitor, Session};
 use crate::executor::{ExecError, ExecutorSettings, ScheduleExecutor};
 use crate::phases::ScratchWork;
@@ -22,7 +22,7 @@ use txlab_plugin_api::sdk::{HostDb, PluginError};
 /// error, the case becomes a tool error.
 pub struct ScratchDb {
     runtime: Arc<Runtime>,
-    driver: Box<dyn Driver>,
+    driver: Arc<dyn Driver>,
     dialect: Arc<DialectHandle>,
     limits: SessionLimits,
     admin_setup: SessionSetup,
@@ -30,7 +30,8 @@ pub struct ScratchDb {
     sessions: HashMap<u32, Lent>,
     idle: Vec<Pooled>,
     next_id: u32,
-    schema: Option<Schema>,
+    /// Shared with the case database when it is the same database.
+    tables: InstalledTables,
     rendered: Option<RenderedCase>,
     /// The dialect's ROLLBACK, for sessions an oracle leaves open.
     control: TransactionControl,
@@ -72,9 +73,11 @@ fn tables_only(schema: Schema, rows: Vec<TableRows>) -> TestCase {
 }
 
 impl ScratchDb {
+    /// A scratch database on `database`: one of its own, or the case
+    /// database's.
     pub fn new(
         runtime: Arc<Runtime>,
-        driver: Box<dyn Driver>,
+        database: Database,
         dialect: Arc<DialectHandle>,
         limits: SessionLimits,
         admin_setup: SessionSetup,
@@ -86,7 +89,7 @@ impl ScratchDb {
             .control;
         Ok(ScratchDb {
             runtime,
-            driver,
+            driver: database.driver,
             dialect,
             limits,
             admin_setup,
@@ -94,7 +97,7 @@ impl ScratchDb {
             sessions: HashMap::new(),
             idle: Vec::new(),
             next_id: 1,
-            schema: None,
+            tables: database.tables,
             rendered: None,
             control,
             settings,
@@ -143,7 +146,7 @@ impl ScratchDb {
         self.admin = None;
         self.sessions.clear();
         self.idle.clear();
-        self.schema = None;
+        self.tables.forget();
         self.rendered = None;
         self.monitor = None;
     }
@@ -181,7 +184,7 @@ impl ScratchDb {
             .render_case(&case, &self.limits)
             .map_err(|e| PluginError::host(e.to_string()))?;
         let dialect = self.dialect.clone();
-        let mut previous = self.schema.take();
+        let mut previous = self.tables.take();
         let waiter = self.waiter();
         let batch = self.settings.fewer_round_trips;
         let admin = self.admin()?;
@@ -196,7 +199,7 @@ impl ScratchDb {
                 batch,
             ),
         );
-        self.schema = previous;
+        self.tables.set(previous);
         self.settle(result)?;
         self.rendered = Some(rendered);
         Ok(())
@@ -266,7 +269,7 @@ impl ScratchDb {
     }
 
     fn execute(&mut self, id: u32, statement: Statement) -> Result<Outcome, PluginError> {
-        let schema = self.schema.clone().ok_or_else(|| {
+        let schema = self.tables.get().ok_or_else(|| {
             PluginError::host("execute before reset: the scratch database has no tables")
         })?;
         let waiter = self.waiter();
@@ -316,7 +319,7 @@ impl ScratchDb {
             }
             return Ok(outcomes);
         }
-        let schema = self.schema.clone().ok_or_else(|| {
+        let schema = self.tables.get().ok_or_else(|| {
             PluginError::host("execute before reset: the scratch database has no tables")
         })?;
         let waiter = Waiter {
@@ -406,7 +409,7 @@ impl ScratchDb {
             self.monitor = Some(self.settle(monitor)?);
         }
         let dialect = self.dialect.clone();
-        let mut previous = self.schema.take();
+        let mut previous = self.tables.take();
         let waiter = self.waiter();
         let batch = self.settings.fewer_round_trips;
         let admin = self.admin()?;
@@ -421,7 +424,7 @@ impl ScratchDb {
                 batch,
             ),
         );
-        self.schema = previous;
+        self.tables.set(previous);
         self.settle(installed)?;
         self.rendered = Some(rendered.clone());
         let setups: Vec<SessionSetup> = rendered
