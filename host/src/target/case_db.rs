@@ -240,7 +240,7 @@ impl CaseDb {
 
     pub async fn read_state(&mut self, rendered: &RenderedCase) -> Result<DbState, TargetError> {
         let (deadline, interrupt) = (self.deadlines.statement, self.interrupt.clone());
-        let read = read_tables(self.admin.as_mut(), &rendered.read_state);
+        let read = read_tables(self.admin.as_mut(), &rendered.read_state, self.batch);
         let result = bounded(deadline, &interrupt, "reading the final state", read).await;
         self.check(result)
     }

@@ -14,22 +14,44 @@ pub(super) fn run_error(sql: &str, during: &'static str, e: RawDbError) -> Targe
     }
 }
 
-/// Reads every table of a case, rows in canonical order.
+/// Reads every table of a case, rows in canonical order; with `batch`, all
+/// of them in one request where the driver can ([`Session::execute_each`]).
 pub(super) async fn read_tables(
     admin: &mut dyn Session,
     queries: &[TableQuery],
+    batch: bool,
 ) -> Result<DbState, TargetError> {
+    let results = if batch {
+        let sqls: Vec<String> = queries.iter().map(|q| q.sql.clone()).collect();
+        admin.execute_each(&sqls, &|_| false).await
+    } else {
+        let mut results = Vec::with_capacity(queries.len());
+        for q in queries {
+            let result = admin.execute(&q.sql).await;
+            let failed = result.is_err();
+            results.push(result);
+            if failed {
+                break;
+            }
+        }
+        results
+    };
     let mut state = DbState::default();
-    for q in queries {
-        let r = admin
-            .execute(&q.sql)
-            .await
-            .map_err(|e| run_error(&q.sql, "reading the final state", e))?;
+    for (q, result) in queries.iter().zip(results) {
+        let r = result.map_err(|e| run_error(&q.sql, "reading the final state", e))?;
         state.tables.push(TableState {
             table: q.table.clone(),
             columns: q.columns.clone(),
             rows: r.rows,
         });
+    }
+    if state.tables.len() < queries.len() {
+        let q = &queries[state.tables.len()];
+        let missing = RawDbError {
+            message: "the driver returned no result for it".into(),
+            ..RawDbError::default()
+        };
+        return Err(run_error(&q.sql, "reading the final state", missing));
     }
     state.canonicalize();
     Ok(state)

@@ -374,6 +374,7 @@ impl ScratchDb {
     }
 
     fn read_state(&mut self) -> Result<DbState, PluginError> {
+        let batch = self.settings.fewer_round_trips;
         let queries = self
             .rendered
             .as_ref()
@@ -384,7 +385,7 @@ impl ScratchDb {
         let admin = self.admin()?;
         let result = waiter.block(
             "reading the scratch tables",
-            read_tables(admin.as_mut(), &queries),
+            read_tables(admin.as_mut(), &queries, batch),
         );
         self.settle(result)
     }
@@ -469,7 +470,7 @@ impl ScratchDb {
         let admin = self.admin()?;
         let state = waiter.block(
             "reading the scratch tables",
-            read_tables(admin.as_mut(), &queries),
+            read_tables(admin.as_mut(), &queries, batch),
         );
         history.final_state = Some(self.settle(state)?);
         Ok(history)

@@ -35,12 +35,18 @@ pub fn replay(
                     s
                 }
             };
-            for at in units[u].refs() {
-                let statement = case
-                    .statement(at)
-                    .expect("units name statements of the case");
-                outcomes.insert(at, db.execute(session, statement)?);
-            }
+            // A unit's statements in one request.
+            let refs: Vec<StatementRef> = units[u].refs().collect();
+            let statements = refs
+                .iter()
+                .map(|&at| {
+                    case.statement(at)
+                        .expect("units name statements of the case")
+                        .clone()
+                })
+                .collect();
+            let ran = db.execute_each(session, statements, false)?;
+            outcomes.extend(refs.into_iter().zip(ran));
         }
         Ok(())
     };
