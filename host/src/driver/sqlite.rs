@@ -7,7 +7,9 @@
 //! blocked on a server, and the session's shared state tells the lock probe,
 //! precisely, whether it is waiting.
 
-use super::{BatchError, Driver, DriverError, Monitor, QueryResult, Session, SessionKey, Timeouts};
+use super::{
+    BatchError, Driver, DriverError, GoOn, Monitor, QueryResult, Session, SessionKey, Timeouts,
+};
 use async_trait::async_trait;
 use rusqlite::{config::DbConfig, ffi, types::ValueRef, Connection, OpenFlags};
 use std::path::PathBuf;
@@ -91,6 +93,12 @@ enum Command {
     Batch {
         statements: Vec<String>,
         reply: oneshot::Sender<Result<(), BatchError>>,
+    },
+    /// The same, each statement's result returned, the last one the error
+    /// that stopped them.
+    Each {
+        statements: Vec<String>,
+        reply: oneshot::Sender<Vec<Result<QueryResult, RawDbError>>>,
     },
 }
 
@@ -199,6 +207,43 @@ impl Session for SqliteSession {
             .map_err(|_| lost())?;
         answer.await.map_err(|_| lost())?
     }
+
+    /// One hand-over to the session's thread until a statement fails, and
+    /// another for the rest when `go_on` says so.
+    async fn execute_each(
+        &mut self,
+        statements: &[String],
+        go_on: GoOn<'_>,
+    ) -> Vec<Result<QueryResult, RawDbError>> {
+        self.state.cancel.store(false, Ordering::SeqCst);
+        let mut results: Vec<Result<QueryResult, RawDbError>> =
+            Vec::with_capacity(statements.len());
+        while results.len() < statements.len() {
+            let (reply, answer) = oneshot::channel();
+            let sent = self.commands.send(Command::Each {
+                statements: statements[results.len()..].to_vec(),
+                reply,
+            });
+            let ran = match sent {
+                Ok(()) => answer.await.ok(),
+                Err(_) => None,
+            };
+            let Some(ran) = ran else {
+                results.push(Err(RawDbError {
+                    message: "the SQLite session thread is gone".into(),
+                    connection_lost: true,
+                    ..RawDbError::default()
+                }));
+                break;
+            };
+            results.extend(ran);
+            match results.last() {
+                Some(Err(e)) if results.len() < statements.len() && go_on(e) => {}
+                _ => break,
+            }
+        }
+        results
+    }
 }
 
 fn serve(
@@ -220,6 +265,18 @@ fn serve(
                         .map_err(|error| BatchError { at: Some(i), error })
                 });
                 let _ = reply.send(result);
+            }
+            Command::Each { statements, reply } => {
+                let mut results = Vec::with_capacity(statements.len());
+                for sql in &statements {
+                    let result = execute_with_retry(&conn, sql, &state, timeouts);
+                    let failed = result.is_err();
+                    results.push(result);
+                    if failed {
+                        break;
+                    }
+                }
+                let _ = reply.send(results);
             }
         }
     }

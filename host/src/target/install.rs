@@ -47,11 +47,7 @@ pub(super) async fn read_tables(
     }
     if state.tables.len() < queries.len() {
         let q = &queries[state.tables.len()];
-        let missing = RawDbError {
-            message: "the driver returned no result for it".into(),
-            ..RawDbError::default()
-        };
-        return Err(run_error(&q.sql, "reading the final state", missing));
+        return Err(run_error(&q.sql, "reading the final state", no_result()));
     }
     state.canonicalize();
     Ok(state)
@@ -206,37 +202,55 @@ fn value_text(v: &Value) -> String {
     }
 }
 
-/// Runs a session's set-up statements, as one request with `batch`, then
-/// its checks.
+/// Runs a session's set-up statements, then its checks: with `batch`, all
+/// of them in one request where the driver can ([`Session::execute_each`]),
+/// otherwise one statement per request.
 pub(super) async fn apply_setup(
     session: &mut dyn Session,
     setup: &SessionSetup,
     batch: bool,
 ) -> Result<(), TargetError> {
-    if batch && setup.statements.len() > 1 {
-        if let Err(e) = session.execute_batch(&setup.statements).await {
-            let sql = match e.at {
-                Some(i) => setup.statements[i].clone(),
-                None => setup.statements.join(";\n"),
-            };
-            return Err(setup_error(&sql, setup, e.error));
-        }
-    }
-    let one_by_one = if batch && setup.statements.len() > 1 {
-        &[][..]
+    let sqls: Vec<&String> = setup
+        .statements
+        .iter()
+        .chain(setup.checks.iter().map(|c| &c.sql))
+        .collect();
+    let results = if batch {
+        let owned: Vec<String> = sqls.iter().map(|s| s.to_string()).collect();
+        session.execute_each(&owned, &|_| false).await
     } else {
-        &setup.statements[..]
+        let mut results = Vec::with_capacity(sqls.len());
+        for sql in &sqls {
+            let result = session.execute(sql).await;
+            let failed = result.is_err();
+            results.push(result);
+            if failed {
+                break;
+            }
+        }
+        results
     };
-    for sql in one_by_one {
-        if let Err(e) = session.execute(sql).await {
-            return Err(setup_error(sql, setup, e));
+    let mut results = results.into_iter();
+    for sql in &setup.statements {
+        match results.next() {
+            Some(Ok(_)) => {}
+            Some(Err(e)) => return Err(setup_error(sql, setup, e)),
+            None => return Err(setup_error(sql, setup, no_result())),
         }
     }
     for check in &setup.checks {
-        let r = session
-            .execute(&check.sql)
-            .await
-            .map_err(|e| run_error(&check.sql, "checking a session's set-up", e))?;
+        let r = match results.next() {
+            Some(result) => {
+                result.map_err(|e| run_error(&check.sql, "checking a session's set-up", e))?
+            }
+            None => {
+                return Err(run_error(
+                    &check.sql,
+                    "checking a session's set-up",
+                    no_result(),
+                ))
+            }
+        };
         let got = r
             .rows
             .first()
@@ -253,4 +267,12 @@ pub(super) async fn apply_setup(
         }
     }
     Ok(())
+}
+
+/// What a statement of a series gets when the driver returned nothing for it.
+fn no_result() -> RawDbError {
+    RawDbError {
+        message: "the driver returned no result for it".into(),
+        ..RawDbError::default()
+    }
 }
