@@ -243,3 +243,61 @@ fn mdev_26643_is_the_vendors_rule_for_a_wait_on_both_servers() {
         );
     }
 }
+
+/// Found by a campaign (configs/troc-mariadb.toml, seed 21, case 2712),
+/// reduced and simplified: at READ UNCOMMITTED T2 inserts row 3, then
+/// `UPDATE … SET k = 16` fails on a duplicate key after it changed row 3 and
+/// locked row 12; T1's `UPDATE … SET v = 'x'` skips row 3 (T2's insert has
+/// no committed version: semi-consistent read) and waits at row 12, which
+/// the failed UPDATE still holds ("Locks are not released in a rollback of
+/// a single SQL statement", MySQL manual, innodb-error-handling), and
+/// updates rows 12 and 14 once T2 commits: two rows, where the model's
+/// latest committed rows have three.
+fn locks_of_a_failed_update() -> TestCase {
+    let t = table(
+        "t",
+        vec![col("k", ColumnType::Int), col("v", ColumnType::Text)],
+        &["k"],
+    );
+    let ru = IsolationLevel::ReadUncommitted;
+    let row = |k: i64, v: &str| vec![Value::Int(k), Value::Text(v.into())];
+    let case = case_of(
+        Schema {
+            tables: vec![t.clone()],
+        },
+        vec![rows_of(&t, vec![row(14, "a"), row(12, "b")])],
+        vec![
+            explicit(
+                ru,
+                vec![
+                    Statement::Begin,
+                    update("t", vec![("v", text("x"))], None),
+                    Statement::Commit,
+                ],
+            ),
+            explicit(
+                ru,
+                vec![
+                    Statement::Begin,
+                    insert("t", &["k", "v"], vec![row(3, "c")], OnConflict::Error),
+                    update("t", vec![("k", int(16))], None),
+                    Statement::Commit,
+                ],
+            ),
+        ],
+    );
+    submitted(case, &[1, 1, 1, 0, 0, 1, 0])
+}
+
+/// Without the failed UPDATE's locks the vendor's rule finds no row to wait
+/// at, and the difference was reported as a finding.
+#[test]
+fn a_wait_at_a_row_a_failed_update_locked_is_the_semi_consistent_read_on_mariadb() {
+    let case = locks_of_a_failed_update();
+    for v in on_mariadb(&case, false).into_iter().flatten() {
+        assert!(
+            v.contains("vendor-permitted anomaly") && v.contains("semi-consistent read"),
+            "{v}"
+        );
+    }
+}

@@ -61,6 +61,15 @@ pub struct TxnState {
     /// apart from `locks` because only the scan-order rule for a statement
     /// that waited uses it (where a scan stopped), not the missing-lock check.
     pub key_collisions: BTreeSet<Rid>,
+    /// Rows an UPDATE or DELETE of this transaction matched before it
+    /// failed (a duplicate key, a value out of range) while the transaction
+    /// went on: InnoDB rolls back the statement, not the row locks it took
+    /// on the rows it visited before the failure ("Locks are not released in
+    /// a rollback of a single SQL statement", innodb-error-handling), which
+    /// it holds until the transaction ends. Which of the matched rows it visited is not known,
+    /// so, like `key_collisions`, these serve only the scan-order rule for a
+    /// statement that waited, never the missing-lock check.
+    pub failed_write_rows: BTreeSet<Rid>,
 }
 
 /// Which versions a statement sees.
@@ -152,6 +161,7 @@ impl Model {
                     snapshot: None,
                     locks: BTreeMap::new(),
                     key_collisions: BTreeSet::new(),
+                    failed_write_rows: BTreeSet::new(),
                 };
                 transactions
             ],
@@ -228,6 +238,7 @@ impl Model {
         }
         self.txns[t].locks.clear();
         self.txns[t].key_collisions.clear();
+        self.txns[t].failed_write_rows.clear();
     }
 
     /// ROLLBACK, or an abort by the DBMS: every version of `t` disappears.
@@ -239,6 +250,7 @@ impl Model {
         self.txns[t].status = Status::Ended;
         self.txns[t].locks.clear();
         self.txns[t].key_collisions.clear();
+        self.txns[t].failed_write_rows.clear();
     }
 
     pub fn apply(&mut self, t: usize, effect: &Effect) {

@@ -192,6 +192,28 @@ impl Walk<'_> {
         Ok(())
     }
 
+    /// After an UPDATE or DELETE failed and its transaction went on (the
+    /// dialect's `failed_statement_keeps_transaction`): the rows it matched
+    /// in its view, which it may hold locked until the transaction ends
+    /// (`TxnState::failed_write_rows`).
+    pub(super) fn record_failed_write(
+        &self,
+        scratch: &mut Scratch<'_>,
+        model: &mut Model,
+        step: &Step<'_>,
+        view: &View,
+    ) -> Result<(), Stop> {
+        if !matches!(step.statement, Statement::Update(_) | Statement::Delete(_))
+            || !self.dialect.engine.failed_statement_keeps_transaction
+        {
+            return Ok(());
+        }
+        if let Ok(rids) = scratch.matching(step.level, view, step.filter)? {
+            model.txns[step.t()].failed_write_rows.extend(rids);
+        }
+        Ok(())
+    }
+
     /// After an INSERT failed on a key, or an INSERT IGNORE skipped a row
     /// for one: the rows of its view whose clustering
     /// key it repeated, whose index records InnoDB now holds with a shared

@@ -157,8 +157,14 @@ impl Walk<'_> {
             }
             self.note_lost_update(model, &step, &views, &effect, out);
             model.apply(t, &effect);
-        } else if matches!(step.outcome(), Outcome::Error(e) if e.class == ErrorClass::Constraint) {
-            self.record_key_collisions(model, &step, &views.view);
+        } else if let Outcome::Error(e) = step.outcome() {
+            if e.class == ErrorClass::Constraint {
+                self.record_key_collisions(model, &step, &views.view);
+            }
+            // Failures met at a row, after the rows before it were locked.
+            if matches!(e.class, ErrorClass::Constraint | ErrorClass::Data) {
+                self.record_failed_write(scratch, model, &step, &views.view)?;
+            }
         }
         Ok(())
     }

@@ -178,8 +178,8 @@ impl Walk<'_> {
     /// waited: rows before the one it waited for are judged as they were when
     /// it was sent (`then`), that row and every later one once it resumed
     /// (`later`). It waits at the first row the other transaction held when
-    /// it was sent (a row lock, or the shared lock a failed INSERT leaves on
-    /// the key it collided with); with `semi_consistent` (an UPDATE at READ COMMITTED) it
+    /// it was sent (a row lock, the shared lock a failed INSERT leaves on
+    /// the key it collided with, or a row a failed UPDATE or DELETE matched); with `semi_consistent` (an UPDATE at READ COMMITTED) it
     /// first judges a held row on its last committed version and skips it
     /// when that does not match, so it waits at the first held row that
     /// matches. `None` when the rule finds no row to wait at: the rule does
@@ -198,6 +198,7 @@ impl Walk<'_> {
             .locks
             .keys()
             .chain(&other.key_collisions)
+            .chain(&other.failed_write_rows)
             .copied()
             .collect();
         let mut rows = BTreeSet::new();
