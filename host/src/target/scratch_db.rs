@@ -322,12 +322,10 @@ impl ScratchDb {
         let schema = self.tables.get().ok_or_else(|| {
             PluginError::host("execute before reset: the scratch database has no tables")
         })?;
-        let waiter = Waiter {
-            // Serial statements do not wait for each other: each has the
-            // statement deadline, the request their sum.
-            deadline: self.settings.deadlines.statement * statements.len().max(1) as u32,
-            ..self.waiter()
-        };
+        // One request, one deadline, as a reset's: serial statements wait
+        // for no lock, and a silent server is given up on as soon as for
+        // one statement.
+        let waiter = self.waiter();
         let dialect = self.dialect.clone();
         let lent = self
             .sessions
