@@ -4,6 +4,7 @@ use crate::engine::{self, check_not_null, check_unique, Rows};
 use crate::eval::{convert, EvalError};
 use std::collections::BTreeMap;
 use txlab_plugin_api::prelude::*;
+use txlab_plugin_api::sdk::execute_one_at_a_time;
 
 /// An in-memory database behind the [`HostDb`] interface.
 ///
@@ -113,15 +114,9 @@ impl MemoryDb {
                 statements,
                 until_conflict,
             } => {
-                let mut outcomes = Vec::with_capacity(statements.len());
-                for statement in &statements {
-                    let outcome = self.execute_on(session, statement)?;
-                    let stop = until_conflict && outcome.breaks_serial_run();
-                    outcomes.push(outcome);
-                    if stop {
-                        break;
-                    }
-                }
+                let outcomes = execute_one_at_a_time(&statements, until_conflict, |s| {
+                    self.execute_on(session, s)
+                })?;
                 Ok(HostDbResponse::Outcomes { outcomes })
             }
             HostDbRequest::ReadState => Ok(HostDbResponse::State {

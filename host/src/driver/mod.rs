@@ -110,25 +110,58 @@ pub trait Session: Send {
     }
 
     /// Runs `statements` in order, as [`Session::execute`] would one at a
-    /// time, and returns what each returned; after one fails, goes on only if
-    /// `go_on` says so for its error (the last result is then that failure).
-    /// In as few requests as the driver can; one statement per request here.
+    /// time, until one fails, and returns what each returned (the last then
+    /// the failure). In as few requests as the driver can; one statement per
+    /// request here.
+    async fn execute_until_failure(
+        &mut self,
+        statements: &[String],
+    ) -> Vec<Result<QueryResult, RawDbError>> {
+        one_at_a_time(self, statements).await
+    }
+
+    /// [`Session::execute_until_failure`] over all of `statements`: after
+    /// one fails, the rest go on only if `go_on` says so for its error (the
+    /// last result is then that failure).
     async fn execute_each(
         &mut self,
         statements: &[String],
         go_on: GoOn<'_>,
     ) -> Vec<Result<QueryResult, RawDbError>> {
         let mut results = Vec::with_capacity(statements.len());
-        for sql in statements {
-            let result = self.execute(sql).await;
-            let stop = result.as_ref().is_err_and(|e| !go_on(e));
-            results.push(result);
-            if stop {
+        while results.len() < statements.len() {
+            let ran = self
+                .execute_until_failure(&statements[results.len()..])
+                .await;
+            if ran.is_empty() {
                 break;
+            }
+            results.extend(ran);
+            match results.last() {
+                Some(Err(e)) if results.len() < statements.len() && go_on(e) => {}
+                _ => break,
             }
         }
         results
     }
+}
+
+/// Runs `statements` one request each until one fails: what each returned,
+/// the last then the failure.
+pub async fn one_at_a_time<S: Session + ?Sized>(
+    session: &mut S,
+    statements: &[String],
+) -> Vec<Result<QueryResult, RawDbError>> {
+    let mut results = Vec::with_capacity(statements.len());
+    for sql in statements {
+        let result = session.execute(sql).await;
+        let failed = result.is_err();
+        results.push(result);
+        if failed {
+            break;
+        }
+    }
+    results
 }
 
 /// Whether a series of statements goes on after one of them failed.

@@ -1,8 +1,8 @@
 //! The MySQL-protocol driver (MySQL, MariaDB, TiDB), on mysql_async.
 
 use super::{
-    redact_url, BatchError, Driver, DriverError, GoOn, LockProbeSpec, Monitor, QueryResult,
-    Session, SessionKey,
+    redact_url, BatchError, Driver, DriverError, LockProbeSpec, Monitor, QueryResult, Session,
+    SessionKey,
 };
 use async_trait::async_trait;
 use mysql_async::consts::{ColumnFlags, ColumnType};
@@ -223,54 +223,37 @@ impl Session for MysqlSession {
             })
     }
 
-    /// One multi-statement request for all of them, sent again from the
-    /// statement after a failure when `go_on` says so (the server stops a
-    /// multi-statement request at its first failure).
-    async fn execute_each(
+    /// One multi-statement request. The server stops at the first failing
+    /// statement. The driver keeps a failure met while reading the next
+    /// result's header for the next read, so a failure comes out while
+    /// reading the result of the statement that failed, also after rows of
+    /// an earlier statement.
+    async fn execute_until_failure(
         &mut self,
         statements: &[String],
-        go_on: GoOn<'_>,
     ) -> Vec<Result<QueryResult, RawDbError>> {
         let mut results = Vec::with_capacity(statements.len());
-        while results.len() < statements.len() {
-            let rest = &statements[results.len()..];
-            let Some(failure) = run_together(&mut self.conn, rest, &mut results).await else {
-                break;
-            };
-            let stop = !go_on(&failure);
-            results.push(Err(failure));
-            if stop {
+        if statements.is_empty() {
+            return results;
+        }
+        // A line break before each `;` ends any `--` comment a statement ends with.
+        let mut result = match self.conn.query_iter(statements.join("\n;\n")).await {
+            Ok(result) => result,
+            Err(e) => {
+                results.push(Err(raw_error(e)));
+                return results;
+            }
+        };
+        for _ in statements {
+            let read = read_result(&mut result).await.map_err(raw_error);
+            let failed = read.is_err();
+            results.push(read);
+            if failed {
                 break;
             }
         }
         results
     }
-}
-
-/// Sends `statements` as one request and pushes each one's result to
-/// `results` until one fails; returns that failure. The server stops at the
-/// first failing statement. The driver keeps a failure met while reading the
-/// next result's header for the next read, so a failure comes out while
-/// reading the result of the statement that failed, also after rows of an
-/// earlier statement.
-async fn run_together(
-    conn: &mut Conn,
-    statements: &[String],
-    results: &mut Vec<Result<QueryResult, RawDbError>>,
-) -> Option<RawDbError> {
-    // A line break before each `;` ends any `--` comment a statement ends with.
-    let text = statements.join("\n;\n");
-    let mut result = match conn.query_iter(text).await {
-        Ok(result) => result,
-        Err(e) => return Some(raw_error(e)),
-    };
-    for _ in statements {
-        match read_result(&mut result).await {
-            Ok(read) => results.push(Ok(read)),
-            Err(e) => return Some(raw_error(e)),
-        }
-    }
-    None
 }
 
 /// Runs `sql` and reads its whole result, each value typed by its column.

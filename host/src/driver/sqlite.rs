@@ -7,9 +7,7 @@
 //! blocked on a server, and the session's shared state tells the lock probe,
 //! precisely, whether it is waiting.
 
-use super::{
-    BatchError, Driver, DriverError, GoOn, Monitor, QueryResult, Session, SessionKey, Timeouts,
-};
+use super::{BatchError, Driver, DriverError, Monitor, QueryResult, Session, SessionKey, Timeouts};
 use async_trait::async_trait;
 use rusqlite::{config::DbConfig, ffi, types::ValueRef, Connection, OpenFlags};
 use std::path::PathBuf;
@@ -208,41 +206,28 @@ impl Session for SqliteSession {
         answer.await.map_err(|_| lost())?
     }
 
-    /// One hand-over to the session's thread until a statement fails, and
-    /// another for the rest when `go_on` says so.
-    async fn execute_each(
+    /// One hand-over to the session's thread.
+    async fn execute_until_failure(
         &mut self,
         statements: &[String],
-        go_on: GoOn<'_>,
     ) -> Vec<Result<QueryResult, RawDbError>> {
         self.state.cancel.store(false, Ordering::SeqCst);
-        let mut results: Vec<Result<QueryResult, RawDbError>> =
-            Vec::with_capacity(statements.len());
-        while results.len() < statements.len() {
-            let (reply, answer) = oneshot::channel();
-            let sent = self.commands.send(Command::Each {
-                statements: statements[results.len()..].to_vec(),
-                reply,
-            });
-            let ran = match sent {
-                Ok(()) => answer.await.ok(),
-                Err(_) => None,
-            };
-            let Some(ran) = ran else {
-                results.push(Err(RawDbError {
-                    message: "the SQLite session thread is gone".into(),
-                    connection_lost: true,
-                    ..RawDbError::default()
-                }));
-                break;
-            };
-            results.extend(ran);
-            match results.last() {
-                Some(Err(e)) if results.len() < statements.len() && go_on(e) => {}
-                _ => break,
-            }
-        }
-        results
+        let (reply, answer) = oneshot::channel();
+        let sent = self.commands.send(Command::Each {
+            statements: statements.to_vec(),
+            reply,
+        });
+        let ran = match sent {
+            Ok(()) => answer.await.ok(),
+            Err(_) => None,
+        };
+        ran.unwrap_or_else(|| {
+            vec![Err(RawDbError {
+                message: "the SQLite session thread is gone".into(),
+                connection_lost: true,
+                ..RawDbError::default()
+            })]
+        })
     }
 }
 

@@ -2,7 +2,7 @@
 //! in place, setting sessions up, and reading tables back.
 
 use super::TargetError;
-use crate::driver::{BatchError, Session};
+use crate::driver::{one_at_a_time, BatchError, QueryResult, Session};
 use txlab_loader::DialectHandle;
 use txlab_plugin_api::ir::*;
 
@@ -21,21 +21,8 @@ pub(super) async fn read_tables(
     queries: &[TableQuery],
     batch: bool,
 ) -> Result<DbState, TargetError> {
-    let results = if batch {
-        let sqls: Vec<String> = queries.iter().map(|q| q.sql.clone()).collect();
-        admin.execute_each(&sqls, &|_| false).await
-    } else {
-        let mut results = Vec::with_capacity(queries.len());
-        for q in queries {
-            let result = admin.execute(&q.sql).await;
-            let failed = result.is_err();
-            results.push(result);
-            if failed {
-                break;
-            }
-        }
-        results
-    };
+    let sqls: Vec<String> = queries.iter().map(|q| q.sql.clone()).collect();
+    let results = until_failure(admin, &sqls, batch).await;
     let mut state = DbState::default();
     for (q, result) in queries.iter().zip(results) {
         let r = result.map_err(|e| run_error(&q.sql, "reading the final state", e))?;
@@ -210,26 +197,13 @@ pub(super) async fn apply_setup(
     setup: &SessionSetup,
     batch: bool,
 ) -> Result<(), TargetError> {
-    let sqls: Vec<&String> = setup
+    let sqls: Vec<String> = setup
         .statements
         .iter()
         .chain(setup.checks.iter().map(|c| &c.sql))
+        .cloned()
         .collect();
-    let results = if batch {
-        let owned: Vec<String> = sqls.iter().map(|s| s.to_string()).collect();
-        session.execute_each(&owned, &|_| false).await
-    } else {
-        let mut results = Vec::with_capacity(sqls.len());
-        for sql in &sqls {
-            let result = session.execute(sql).await;
-            let failed = result.is_err();
-            results.push(result);
-            if failed {
-                break;
-            }
-        }
-        results
-    };
+    let results = until_failure(session, &sqls, batch).await;
     let mut results = results.into_iter();
     for sql in &setup.statements {
         match results.next() {
@@ -267,6 +241,20 @@ pub(super) async fn apply_setup(
         }
     }
     Ok(())
+}
+
+/// `statements` until the first failure: with `batch` in as few requests as
+/// the driver can, otherwise one request each.
+async fn until_failure(
+    session: &mut dyn Session,
+    statements: &[String],
+    batch: bool,
+) -> Vec<Result<QueryResult, RawDbError>> {
+    if batch {
+        session.execute_until_failure(statements).await
+    } else {
+        one_at_a_time(session, statements).await
+    }
 }
 
 /// What a statement of a series gets when the driver returned nothing for it.

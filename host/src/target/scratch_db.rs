@@ -12,7 +12,7 @@ use std::sync::Arc;
 use tokio::runtime::Runtime;
 use txlab_loader::DialectHandle;
 use txlab_plugin_api::ir::*;
-use txlab_plugin_api::sdk::{HostDb, PluginError};
+use txlab_plugin_api::sdk::{execute_one_at_a_time, HostDb, PluginError};
 
 /// The scratch database oracles replay on. Its methods block on the worker's
 /// runtime, so it is used from the worker thread, never from async code.
@@ -308,16 +308,9 @@ impl ScratchDb {
         until_conflict: bool,
     ) -> Result<Vec<Outcome>, PluginError> {
         if !self.settings.fewer_round_trips {
-            let mut outcomes = Vec::with_capacity(statements.len());
-            for statement in statements {
-                let outcome = self.execute(id, statement)?;
-                let stop = until_conflict && outcome.breaks_serial_run();
-                outcomes.push(outcome);
-                if stop {
-                    break;
-                }
-            }
-            return Ok(outcomes);
+            return execute_one_at_a_time(&statements, until_conflict, |s| {
+                self.execute(id, s.clone())
+            });
         }
         let schema = self.tables.get().ok_or_else(|| {
             PluginError::host("execute before reset: the scratch database has no tables")

@@ -321,6 +321,27 @@ pub trait HostDbExt: HostDb {
 
 impl<T: HostDb + ?Sized> HostDbExt for T {}
 
+/// An [`HostDbRequest::ExecuteEach`] answered one statement at a time with
+/// `run`, for a host or a test double without a faster way: the outcomes of
+/// the statements run, stopping with `until_conflict` after the first that
+/// breaks a serial run.
+pub fn execute_one_at_a_time(
+    statements: &[Statement],
+    until_conflict: bool,
+    mut run: impl FnMut(&Statement) -> Result<Outcome, PluginError>,
+) -> Result<Vec<Outcome>, PluginError> {
+    let mut outcomes = Vec::with_capacity(statements.len());
+    for statement in statements {
+        let outcome = run(statement)?;
+        let stop = until_conflict && outcome.breaks_serial_run();
+        outcomes.push(outcome);
+        if stop {
+            break;
+        }
+    }
+    Ok(outcomes)
+}
+
 fn expect_done(r: HostDbResponse) -> Result<(), PluginError> {
     match r {
         HostDbResponse::Done => Ok(()),

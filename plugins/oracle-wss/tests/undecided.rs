@@ -5,6 +5,7 @@ mod common;
 use common::*;
 use txlab_oracle_wss::{WssConfig, WssOracle};
 use txlab_plugin_api::prelude::*;
+use txlab_plugin_api::sdk::execute_one_at_a_time;
 use txlab_testkit::{serial_history, MemoryDb};
 
 const RR: IsolationLevel = IsolationLevel::RepeatableRead;
@@ -188,19 +189,8 @@ impl HostDb for Faulty {
             until_conflict,
         } = request
         {
-            let mut outcomes = Vec::new();
-            for statement in statements {
-                let HostDbResponse::Outcome { outcome } =
-                    self.call(HostDbRequest::Execute { session, statement })?
-                else {
-                    unreachable!("an execute answers with an outcome")
-                };
-                let stop = until_conflict && outcome.breaks_serial_run();
-                outcomes.push(outcome);
-                if stop {
-                    break;
-                }
-            }
+            let outcomes =
+                execute_one_at_a_time(&statements, until_conflict, |s| self.execute(session, s))?;
             return Ok(HostDbResponse::Outcomes { outcomes });
         }
         if let HostDbRequest::Execute { .. } = request {
