@@ -23,5 +23,6 @@ pub mod executor;
 pub mod io;
 pub mod phases;
 pub mod run;
+pub mod semantics;
 pub mod setup;
 pub mod target;

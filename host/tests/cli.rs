@@ -888,3 +888,34 @@ fn stops_cleanly_on(signal: &str) {
         stdout(&o)
     );
 }
+
+/// `txlab semantics` on the embedded SQLite: every experiment judged at the
+/// one level SQLite offers, none contradicted, the report also as JSON.
+#[test]
+fn semantics_checks_the_sqlite_profile_and_exits_0() {
+    let env = Env::new(&[]);
+    let file = env.pipeline("semantics.toml", &pipeline("random", &["plugin = \"wss\""]));
+    let json = file.with_file_name("semantics.json");
+    let o = env.txlab(&[
+        "semantics",
+        file.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}{}", stderr(&o));
+    assert!(
+        text.starts_with("semantics of dialect `sqlite` on SQLite"),
+        "{text}"
+    );
+    assert!(text.contains("0 contradict"), "{text}");
+    assert!(text.contains("agrees      write_conflict"), "{text}");
+    assert!(text.contains("not probed:\n  serial_order"), "{text}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), txlab_semantics::EXPERIMENTS.len());
+    assert!(results
+        .iter()
+        .all(|r| r["level"] == "serializable" && r["judgement"] != "contradicts"));
+}

@@ -14,7 +14,7 @@ use syn::visit::Visit;
 const LAYERS: &[&[&str]] = &[
     &["cli"],
     // The throughput bench runs the pipeline as `txlab run` does.
-    &["bench"],
+    &["bench", "semantics"],
     &["run"],
     &["setup"],
     &["config", "target"],

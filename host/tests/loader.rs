@@ -427,3 +427,103 @@ fn the_host_reads_a_lock_probe_through_the_dialect() {
     assert_eq!(answer("141"), Some(false));
     assert_eq!(answer("7"), Some(false));
 }
+
+fn server(version: &str, settings: &[(&str, &str)]) -> ServerFacts {
+    ServerFacts {
+        version: version.into(),
+        settings: settings
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    }
+}
+
+fn repeatable_read(info: &DialectInfo) -> &LevelSemantics {
+    info.level(IsolationLevel::RepeatableRead).unwrap()
+}
+
+/// IR 1.2: a dialect is built again for the server the host read. The
+/// `mariadb` entry left open by the pipeline takes the server's own
+/// `innodb_snapshot_isolation`; set by the pipeline, it keeps that.
+#[test]
+fn the_mariadb_dialect_follows_the_servers_snapshot_isolation_unless_the_pipeline_sets_it() {
+    let lib = PluginLibrary::load(&common::library("txlab-dialect-mysql")).unwrap();
+    let open = lib.new_dialect("mariadb", "{}").unwrap().info().unwrap();
+    assert!(open
+        .server_query
+        .as_deref()
+        .unwrap()
+        .contains("innodb_snapshot_isolation"));
+    assert_eq!(open.server, None);
+    let m11 = server("11.8.9-MariaDB", &[("innodb_snapshot_isolation", "ON")]);
+    let built = lib
+        .new_dialect_for_server("mariadb", "{}", &m11)
+        .unwrap()
+        .expect("an IR 1.2 library builds dialects for a server");
+    let info = built.info().unwrap();
+    assert_eq!(info.server.as_ref(), Some(&m11));
+    assert_eq!(repeatable_read(&info).write_reads, WriteReads::Snapshot);
+    assert_eq!(
+        repeatable_read(&info).write_conflict,
+        WriteConflict::BlockThenAbort
+    );
+    let setup = built
+        .session_setup(&SessionRequest {
+            isolation: IsolationLevel::RepeatableRead,
+            limits: SessionLimits {
+                statement_timeout_ms: 1000,
+                lock_wait_timeout_ms: 1000,
+            },
+        })
+        .unwrap();
+    assert!(setup
+        .statements
+        .contains(&"SET SESSION innodb_snapshot_isolation = ON".to_string()));
+
+    let pinned = lib
+        .new_dialect_for_server("mariadb", r#"{"snapshot_isolation": false}"#, &m11)
+        .unwrap()
+        .unwrap()
+        .info()
+        .unwrap();
+    assert_eq!(
+        repeatable_read(&pinned).write_reads,
+        WriteReads::LatestCommitted
+    );
+
+    // MariaDB 10.11 before 10.11.8 has no such variable: OFF, and the
+    // pipeline cannot ask for ON.
+    let old = server("10.11.6-MariaDB", &[]);
+    let info = lib
+        .new_dialect_for_server("mariadb", "{}", &old)
+        .unwrap()
+        .unwrap()
+        .info()
+        .unwrap();
+    assert_eq!(
+        repeatable_read(&info).write_reads,
+        WriteReads::LatestCommitted
+    );
+    let Err(e) = lib.new_dialect_for_server("mariadb", r#"{"snapshot_isolation": true}"#, &old)
+    else {
+        panic!("ON on a server without the variable must be refused");
+    };
+    assert_eq!(e.kind, ErrorKind::INVALID_CONFIG);
+    assert!(e.message.contains("10.11.8"), "{e}");
+}
+
+const IR_1_1: &str = "txlab-fixture-ir-1-1";
+
+/// A library built for IR 1.1 loads, and has no dialect for a server: the
+/// host keeps the one it built.
+#[test]
+fn a_library_built_for_ir_1_1_loads_and_builds_no_dialect_for_a_server() {
+    let lib = PluginLibrary::load(&common::library(IR_1_1)).unwrap();
+    assert_eq!(lib.manifest.ir, IrVersion { major: 1, minor: 1 });
+    let dialect = lib.new_dialect("sqlite-ir-1-1", "{}").unwrap();
+    assert_eq!(dialect.info().unwrap().name, "sqlite");
+    assert!(lib
+        .new_dialect_for_server("sqlite-ir-1-1", "{}", &server("3.46", &[]))
+        .unwrap()
+        .is_none());
+}

@@ -119,6 +119,19 @@ impl DialectHandle {
         Ok(DialectHandle::in_process(D::NAME, d))
     }
 
+    /// [`DialectHandle::from_plugin`] for the server described by `server`.
+    pub fn from_plugin_for_server<D: DialectPlugin>(
+        config_json: &str,
+        server: &ServerFacts,
+    ) -> Result<Self, CallError> {
+        let label = format!("dialect `{}`", D::NAME);
+        let d = catch("new_for_server", || {
+            D::for_server(parse_config(config_json)?, server)
+        })
+        .map_err(|e| CallError::new(&label, "new_for_server", e))?;
+        Ok(DialectHandle::in_process(D::NAME, d))
+    }
+
     pub fn label(&self) -> &str {
         &self.label
     }

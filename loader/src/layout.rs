@@ -114,7 +114,7 @@ mod tests {
         let s = summarize(&report);
         assert_eq!(
             s,
-            "too many fields in `VTable` (txlab_plugin_api::abi::DialectAbi_trait) at `new_dialect.obj.vtable`: expected 10, found 9"
+            "too many fields in `PluginLib` (txlab_plugin_api::abi): expected 6, found 5 (and 1 more)"
         );
     }
 

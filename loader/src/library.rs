@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use txlab_plugin_api::abi::{
     root_module_layout, HostServicesAbi, HostServicesAbi_TO, PluginLib_Ref,
 };
-use txlab_plugin_api::ir::{GeneratorContext, OracleContext};
+use txlab_plugin_api::ir::{GeneratorContext, OracleContext, ServerFacts};
 use txlab_plugin_api::PluginKind;
 
 /// Why a library could not be loaded. Every message is one line.
@@ -181,6 +181,27 @@ impl PluginLibrary {
             label.clone(),
             unwrap_abi(&label, "new", obj)?,
         ))
+    }
+
+    /// The dialect `name` built for the server described by `server` (IR
+    /// 1.2), or `None` when the library was built for an older IR and cannot
+    /// build one: its dialect then knows nothing of the server.
+    pub fn new_dialect_for_server(
+        &self,
+        name: &str,
+        config_json: &str,
+        server: &ServerFacts,
+    ) -> Result<Option<DialectHandle>, CallError> {
+        let Some(new) = self.root.new_dialect_for_server() else {
+            return Ok(None);
+        };
+        let label = Self::label(PluginKind::DIALECT, name);
+        let server = crate::handles::encode(&label, "new_for_server", server)?;
+        let obj = new(name.into(), config_json.into(), server.as_str().into());
+        Ok(Some(DialectHandle::new(
+            label.clone(),
+            unwrap_abi(&label, "new_for_server", obj)?,
+        )))
     }
 
     pub fn new_generator(

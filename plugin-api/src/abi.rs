@@ -13,7 +13,7 @@
 //! `last_prefix_field` markers), with a default for what older libraries lack;
 //! never reorder or remove; enums that may grow are integer newtypes. Every such
 //! addition is an IR minor bump, and the root module as the previous IR minor
-//! had it is kept in a frozen copy ([`ir_1_0`]), because abi_stable checks an
+//! had it is kept in a frozen copy ([`ir_1_0`], [`ir_1_1`]), because abi_stable checks an
 //! older library against the layout of its own version only.
 
 #![allow(non_camel_case_types, non_local_definitions)]
@@ -231,6 +231,13 @@ pub struct PluginLib {
     /// (entry name, config JSON, `OracleContext` JSON)
     #[sabi(last_prefix_field)]
     pub new_oracle: extern "C" fn(RStr<'_>, RStr<'_>, RStr<'_>) -> RResult<OracleBox, AbiError>,
+    /// IR 1.2: (entry name, config JSON, `ServerFacts` JSON): the dialect for
+    /// the server the host reached, whose facts follow that server's version
+    /// and settings. A library built for an older IR has none; the host then
+    /// keeps the dialect `new_dialect` built.
+    #[sabi(missing_field(option))]
+    pub new_dialect_for_server:
+        extern "C" fn(RStr<'_>, RStr<'_>, RStr<'_>) -> RResult<DialectBox, AbiError>,
 }
 
 impl RootModule for PluginLib_Ref {
@@ -301,6 +308,43 @@ pub mod ir_1_0 {
     }
 }
 
+/// The root module as libraries built for IR 1.1 export it: without
+/// `new_dialect_for_server`. The vtables are the current ones. Never change
+/// anything here (see [`ir_1_0`]); the IR 1.1 test fixture builds its library
+/// from it.
+#[doc(hidden)]
+pub mod ir_1_1 {
+    use super::{AbiError, DialectBox, EntryInfo, GeneratorBox, HostServicesBox, OracleBox};
+    use abi_stable::{
+        declare_root_module_statics,
+        library::RootModule,
+        sabi_types::VersionStrings,
+        std_types::{RResult, RStr, RVec},
+        StableAbi,
+    };
+
+    #[repr(C)]
+    #[derive(StableAbi)]
+    #[sabi(kind(Prefix(prefix_ref = PluginLib_Ref)))]
+    #[sabi(missing_field(panic))]
+    pub struct PluginLib {
+        pub entries: extern "C" fn() -> RVec<EntryInfo>,
+        pub attach_host: extern "C" fn(HostServicesBox),
+        pub new_dialect: extern "C" fn(RStr<'_>, RStr<'_>) -> RResult<DialectBox, AbiError>,
+        pub new_generator:
+            extern "C" fn(RStr<'_>, RStr<'_>, RStr<'_>) -> RResult<GeneratorBox, AbiError>,
+        #[sabi(last_prefix_field)]
+        pub new_oracle: extern "C" fn(RStr<'_>, RStr<'_>, RStr<'_>) -> RResult<OracleBox, AbiError>,
+    }
+
+    impl RootModule for PluginLib_Ref {
+        declare_root_module_statics! {PluginLib_Ref}
+        const BASE_NAME: &'static str = "txlab_plugin";
+        const NAME: &'static str = "txlab_plugin";
+        const VERSION_STRINGS: VersionStrings = VersionStrings::new("0.1.0");
+    }
+}
+
 /// The layout of the root module a library built for `ir` exports, to check the
 /// library against: the current one for the IR minors since the last addition
 /// to the root module or a vtable, a frozen copy for earlier ones. `None` for an
@@ -311,6 +355,7 @@ pub fn root_module_layout(ir: IrVersion) -> Option<&'static TypeLayout> {
     }
     Some(match ir.minor {
         0 => <ir_1_0::PluginLib_Ref as StableAbi>::LAYOUT,
+        1 => <ir_1_1::PluginLib_Ref as StableAbi>::LAYOUT,
         _ => <PluginLib_Ref as StableAbi>::LAYOUT,
     })
 }
@@ -350,7 +395,11 @@ pub const ABI_LINE: AbiLine = AbiLine { major: 0, minor: 1 };
 ///
 /// 1.1: `LockProbeReading` and `DialectAbi::read_lock_probe`; a `Query` lock
 /// probe is read by the dialect; `ErrorKind::MISSING_METHOD`.
-pub const IR_VERSION: IrVersion = IrVersion { major: 1, minor: 1 };
+///
+/// 1.2: `PluginLib::new_dialect_for_server`, `ServerFacts`,
+/// `DialectInfo::server_query` and `DialectInfo::server`: a dialect's facts
+/// follow the server the host reached.
+pub const IR_VERSION: IrVersion = IrVersion { major: 1, minor: 2 };
 
 /// This crate's own version, for messages ("rebuild the plugin against
 /// txlab-plugin-api …"). It does not decide whether a library loads.
@@ -498,24 +547,31 @@ mod tests {
     /// current types against themselves after this would compare them with
     /// the IR 1.0 types they were merged with (the loader never does).
     #[test]
-    fn the_current_root_module_extends_the_ir_1_0_one() {
-        let old = <ir_1_0::PluginLib_Ref as StableAbi>::LAYOUT;
+    fn the_current_root_module_extends_the_older_ones() {
         let new = <PluginLib_Ref as StableAbi>::LAYOUT;
-        // abi_stable refuses a library with fewer vtable entries than the
-        // expected layout: that is why older libraries need their own layout.
-        let e = check_layout_compatibility(new, old)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("too many fields"), "{e}");
-        let e = check_layout_compatibility(
-            new,
-            root_module_layout(IrVersion { major: 1, minor: 0 }).unwrap(),
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("too many fields"), "{e}");
-        // A failed check leaves no state behind; this one does.
-        check_layout_compatibility(old, new).unwrap();
+        let frozen = [
+            (0, <ir_1_0::PluginLib_Ref as StableAbi>::LAYOUT),
+            (1, <ir_1_1::PluginLib_Ref as StableAbi>::LAYOUT),
+        ];
+        // abi_stable refuses a library with fewer vtable entries or root
+        // module fields than the expected layout: that is why older libraries
+        // need their own layout.
+        for (minor, old) in frozen {
+            let e = check_layout_compatibility(new, old)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("too many fields"), "IR 1.{minor}: {e}");
+            let mapped = root_module_layout(IrVersion { major: 1, minor }).unwrap();
+            assert_eq!(
+                mapped.mod_path().to_string(),
+                old.mod_path().to_string(),
+                "IR 1.{minor}"
+            );
+        }
+        // A failed check leaves no state behind; these do.
+        for (_, old) in frozen {
+            check_layout_compatibility(old, new).unwrap();
+        }
     }
 
     #[test]
@@ -531,7 +587,7 @@ mod tests {
     #[test]
     fn versions_show_as_major_dot_minor() {
         assert_eq!(ABI_LINE.to_string(), "0.1");
-        assert_eq!(IR_VERSION.to_string(), "1.1");
+        assert_eq!(IR_VERSION.to_string(), "1.2");
         assert!(IrVersion { major: 1, minor: 0 } < IR_VERSION);
     }
 

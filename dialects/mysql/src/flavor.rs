@@ -46,6 +46,35 @@ impl TxnMode {
     }
 }
 
+/// Where the value of a server setting that the declared semantics depend on
+/// comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SettingBasis {
+    /// The pipeline's configuration sets it; every session sets it so.
+    Pipeline,
+    /// The server's own global value, read before the first case; every
+    /// session sets it so, in case another client changes the global value.
+    Server,
+    /// The server has no such variable: it behaves as with the setting OFF,
+    /// and sessions leave it alone.
+    Absent,
+    /// Neither the pipeline nor a server said (the dialect was built without
+    /// one, e.g. to print cases): the value older servers default to.
+    Assumed,
+}
+
+impl SettingBasis {
+    /// Words for notes: "set by the pipeline", "the server's own setting", ….
+    pub fn describe(self) -> &'static str {
+        match self {
+            SettingBasis::Pipeline => "set by the pipeline",
+            SettingBasis::Server => "the server's own setting, read before the first case",
+            SettingBasis::Absent => "the server has no such variable and behaves as with OFF",
+            SettingBasis::Assumed => "assumed: no server was read and the pipeline does not set it",
+        }
+    }
+}
+
 /// A flavor with the options of its entry: everything rendering, session set-up
 /// and the declared semantics depend on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -54,6 +83,8 @@ pub struct Target {
     pub flavor: Flavor,
     /// MariaDB's `innodb_snapshot_isolation`; always false for the others.
     pub snapshot_isolation: bool,
+    /// Where `snapshot_isolation` comes from.
+    pub snapshot_isolation_basis: SettingBasis,
     /// TiDB's transaction mode; always pessimistic for the others, whose InnoDB
     /// locks rows as statements run.
     pub txn_mode: TxnMode,
@@ -65,16 +96,23 @@ impl Target {
         Target {
             flavor: Flavor::Mysql,
             snapshot_isolation: false,
+            snapshot_isolation_basis: SettingBasis::Absent,
             txn_mode: TxnMode::Pessimistic,
         }
     }
 
     /// What the `mariadb` dialect renders for, with `innodb_snapshot_isolation`
-    /// ON or OFF.
+    /// ON or OFF as the pipeline sets it.
     pub fn mariadb(snapshot_isolation: bool) -> Target {
+        Target::mariadb_with(snapshot_isolation, SettingBasis::Pipeline)
+    }
+
+    /// [`Target::mariadb`] with the setting from `basis`.
+    pub fn mariadb_with(snapshot_isolation: bool, basis: SettingBasis) -> Target {
         Target {
             flavor: Flavor::Mariadb,
             snapshot_isolation,
+            snapshot_isolation_basis: basis,
             txn_mode: TxnMode::Pessimistic,
         }
     }
@@ -84,6 +122,7 @@ impl Target {
         Target {
             flavor: Flavor::Tidb,
             snapshot_isolation: false,
+            snapshot_isolation_basis: SettingBasis::Absent,
             txn_mode,
         }
     }

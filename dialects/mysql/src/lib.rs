@@ -34,7 +34,7 @@ pub mod semantics;
 pub mod session;
 pub mod syntax;
 
-pub use flavor::{Flavor, Target, TxnMode};
+pub use flavor::{Flavor, SettingBasis, Target, TxnMode};
 pub use probe::innodb_status_waits;
 
 use serde::Deserialize;
@@ -43,17 +43,17 @@ use txlab_plugin_api::prelude::*;
 /// The `mysql` dialect: MySQL 8.0 and 8.4 with InnoDB. It has no options. Build
 /// it with `DialectPlugin::new`.
 #[derive(Clone, Debug)]
-pub struct MysqlDialect(Target);
+pub struct MysqlDialect(Target, Option<ServerFacts>);
 
 /// The `mariadb` dialect: MariaDB 10.11 and 11.x with InnoDB. Build it with
 /// `DialectPlugin::new` from a [`MariadbConfig`].
 #[derive(Clone, Debug)]
-pub struct MariadbDialect(Target);
+pub struct MariadbDialect(Target, Option<ServerFacts>);
 
 /// The `tidb` dialect: TiDB 7.x and 8.x. Build it with `DialectPlugin::new` from a
 /// [`TidbConfig`].
 #[derive(Clone, Debug)]
-pub struct TidbDialect(Target);
+pub struct TidbDialect(Target, Option<ServerFacts>);
 
 /// The options of the `mysql` dialect: none; unknown keys are rejected.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -66,8 +66,9 @@ pub struct MysqlConfig {}
 #[serde(deny_unknown_fields, default)]
 pub struct MariadbConfig {
     /// Sets `innodb_snapshot_isolation` for every session; it changes what
-    /// REPEATABLE READ means, so the declared semantics follow it.
-    pub snapshot_isolation: bool,
+    /// REPEATABLE READ means, so the declared semantics follow it. `None`:
+    /// the server's own setting, read before the first case.
+    pub snapshot_isolation: Option<bool>,
 }
 
 /// The options of the `tidb` dialect, the pipeline's `[target.config]`; unknown
@@ -87,7 +88,11 @@ impl DialectPlugin for MysqlDialect {
     type Config = MysqlConfig;
 
     fn new(_config: MysqlConfig) -> Result<Self, PluginError> {
-        Ok(MysqlDialect(Target::mysql()))
+        Ok(MysqlDialect(Target::mysql(), None))
+    }
+
+    fn for_server(_config: MysqlConfig, server: &ServerFacts) -> Result<Self, PluginError> {
+        Ok(MysqlDialect(Target::mysql(), Some(server.clone())))
     }
 }
 
@@ -101,14 +106,40 @@ impl DialectPlugin for MariadbDialect {
 # transaction changed after the snapshot fails with error 1020 and rolls the
 # transaction back. SERIALIZABLE behaves the same from the first statement on,
 # and READ COMMITTED loses its semi-consistent reads. The variable exists from
-# MariaDB 10.6.18, 10.11.8 and 11.4.2; from 11.6.2 the server's own default is
-# ON, so the dialect always sets it.
-snapshot_isolation = false
+# MariaDB 10.6.18, 10.11.8 and 11.4.2, and from 11.6.2 the server's default is
+# ON. Left out, every session runs with the server's own global setting, read
+# before the first case (OFF where the server has no such variable), and the
+# declared semantics follow it.
+# snapshot_isolation = false
 ";
     type Config = MariadbConfig;
 
     fn new(config: MariadbConfig) -> Result<Self, PluginError> {
-        Ok(MariadbDialect(Target::mariadb(config.snapshot_isolation)))
+        let target = match config.snapshot_isolation {
+            Some(on) => Target::mariadb(on),
+            None => Target::mariadb_with(false, SettingBasis::Assumed),
+        };
+        Ok(MariadbDialect(target, None))
+    }
+
+    fn for_server(config: MariadbConfig, server: &ServerFacts) -> Result<Self, PluginError> {
+        let found = server.flag(semantics::SNAPSHOT_ISOLATION_VARIABLE);
+        let target = match (config.snapshot_isolation, found) {
+            (Some(true), None) => {
+                return Err(PluginError::config(format!(
+                    "snapshot_isolation = true, but the server (MariaDB {}) has no \
+                     innodb_snapshot_isolation: it exists from MariaDB 10.6.18, 10.11.8 and \
+                     11.4.2 ({})",
+                    server.version,
+                    semantics::MARIADB_SNAPSHOT_ISOLATION
+                )))
+            }
+            (Some(false), None) => Target::mariadb_with(false, SettingBasis::Absent),
+            (Some(on), Some(_)) => Target::mariadb(on),
+            (None, Some(on)) => Target::mariadb_with(on, SettingBasis::Server),
+            (None, None) => Target::mariadb_with(false, SettingBasis::Absent),
+        };
+        Ok(MariadbDialect(target, Some(server.clone())))
     }
 }
 
@@ -125,7 +156,14 @@ txn_mode = \"pessimistic\"
     type Config = TidbConfig;
 
     fn new(config: TidbConfig) -> Result<Self, PluginError> {
-        Ok(TidbDialect(Target::tidb(config.txn_mode)))
+        Ok(TidbDialect(Target::tidb(config.txn_mode), None))
+    }
+
+    fn for_server(config: TidbConfig, server: &ServerFacts) -> Result<Self, PluginError> {
+        Ok(TidbDialect(
+            Target::tidb(config.txn_mode),
+            Some(server.clone()),
+        ))
     }
 }
 
@@ -139,11 +177,18 @@ macro_rules! delegate_to_target {
             pub fn target(&self) -> &Target {
                 &self.0
             }
+
+            /// The server this dialect was built for, if it was built for one.
+            pub fn server(&self) -> Option<&ServerFacts> {
+                self.1.as_ref()
+            }
         }
 
         impl Dialect for $dialect {
             fn info(&self) -> DialectInfo {
-                semantics::info(&self.0)
+                let mut info = semantics::info(&self.0);
+                info.server = self.1.clone();
+                info
             }
 
             fn create_table(&self, table: &Table) -> Result<Vec<String>, PluginError> {

@@ -137,8 +137,24 @@ pub fn info(target: &Target) -> DialectInfo {
         lock_probe: lock_probe(target.flavor),
         session_control: SessionControl::default(),
         engine: engine(target.flavor),
+        server_query: Some(SERVER_QUERY.to_string()),
+        server: None,
     }
 }
+
+/// MariaDB's snapshot-isolation switch, as `SHOW VARIABLES` names it.
+pub const SNAPSHOT_ISOLATION_VARIABLE: &str = "innodb_snapshot_isolation";
+
+/// The server settings the family's facts depend on, read once before the
+/// first case (`DialectInfo::server_query`): rows of (Variable_name, Value);
+/// a variable the server lacks is not listed
+/// (https://mariadb.com/docs/server/reference/sql-statements/administrative-sql-statements/show/show-variables,
+/// https://dev.mysql.com/doc/refman/8.4/en/show-variables.html): MariaDB's
+/// snapshot isolation, the lock-wait timeout's scope (which the sessions
+/// also check), whether the server is a Galera node, and TiDB's default
+/// transaction mode.
+pub const SERVER_QUERY: &str = "SHOW GLOBAL VARIABLES WHERE Variable_name IN \
+     ('innodb_snapshot_isolation', 'innodb_rollback_on_timeout', 'wsrep_on', 'tidb_txn_mode')";
 
 /// Fails for every level the target does not offer, naming it.
 pub fn check_level(target: &Target, level: IsolationLevel) -> Result<(), PluginError> {
@@ -204,12 +220,13 @@ fn innodb_common(target: &Target, notes: &mut Vec<String>, references: &mut Vec<
     references.push(d.error_handling.to_string());
     if target.flavor == Flavor::Mariadb {
         notes.push(format!(
-            "innodb_snapshot_isolation is {} in every session ({MARIADB_SNAPSHOT_ISOLATION}).",
+            "innodb_snapshot_isolation is {} in every session: {} ({MARIADB_SNAPSHOT_ISOLATION}).",
             if target.snapshot_isolation {
                 "ON"
             } else {
                 "OFF"
-            }
+            },
+            target.snapshot_isolation_basis.describe()
         ));
         references.push(MARIADB_SET_TRANSACTION.to_string());
         references.push(MARIADB_SNAPSHOT_ISOLATION.to_string());

@@ -1,7 +1,7 @@
 //! The statements that set up a session for its isolation level and limits, and the
 //! checks that they took effect.
 
-use crate::flavor::{Flavor, Target, TxnMode};
+use crate::flavor::{Flavor, SettingBasis, Target, TxnMode};
 use crate::semantics::{check_level, MARIADB_SNAPSHOT_ISOLATION, MYSQL_ERROR_HANDLING};
 use txlab_plugin_api::prelude::*;
 
@@ -76,9 +76,12 @@ pub fn setup(target: &Target, request: &SessionRequest) -> Result<SessionSetup, 
     }
     match target.flavor {
         Flavor::Mysql => {}
+        // A server without the variable behaves as with it OFF.
+        Flavor::Mariadb if target.snapshot_isolation_basis == SettingBasis::Absent => {}
         Flavor::Mariadb => {
-            // Always set: from MariaDB 11.6.2 the server's default is ON, and the
-            // declared REPEATABLE READ and SERIALIZABLE semantics depend on it.
+            // Always set, also to the server's own value: another client may
+            // change the global value during the run, and the declared
+            // REPEATABLE READ and SERIALIZABLE semantics depend on it.
             let (value, shown) = if target.snapshot_isolation {
                 ("ON", "1")
             } else {

@@ -268,7 +268,23 @@ fn default_configs_are_the_defaults() {
             .unwrap()
             .info()
     );
-    assert_eq!(mariadb_default.info().unwrap(), mariadb(false).info());
+    // Left open, the setting follows the server; without one the facts are
+    // those of OFF, the older servers' default, and the notes say so.
+    let facts = |info: DialectInfo| -> Vec<LevelSemantics> {
+        info.levels
+            .into_iter()
+            .map(|l| LevelSemantics {
+                notes: Vec::new(),
+                ..l
+            })
+            .collect()
+    };
+    let open = mariadb_default.info().unwrap();
+    assert!(open.levels[0]
+        .notes
+        .iter()
+        .any(|n| n.contains("assumed: no server was read")));
+    assert_eq!(facts(open), facts(mariadb(false).info()));
     let tidb_default =
         DialectHandle::from_plugin::<TidbDialect>(&default_config_json::<TidbDialect>()).unwrap();
     assert_eq!(

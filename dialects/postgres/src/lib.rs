@@ -33,9 +33,11 @@ use txlab_plugin_api::prelude::*;
 
 /// The `postgres` dialect. The host's driver owns the connections. Build it with
 /// `DialectPlugin::new` from a [`PostgresConfig`].
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct PostgresDialect {
     options: SessionOptions,
+    /// The server it was built for, if it was built for one.
+    server: Option<ServerFacts>,
 }
 
 /// The options of the `postgres` dialect, the pipeline's `[target.config]`; unknown
@@ -75,6 +77,14 @@ impl DialectPlugin for PostgresDialect {
             options: SessionOptions {
                 deadlock_timeout_ms: config.deadlock_timeout_ms,
             },
+            server: None,
+        })
+    }
+
+    fn for_server(config: PostgresConfig, server: &ServerFacts) -> Result<Self, PluginError> {
+        Ok(PostgresDialect {
+            server: Some(server.clone()),
+            ..Self::new(config)?
         })
     }
 }
@@ -86,6 +96,11 @@ impl PostgresDialect {
     /// The options its sessions get, for [`session::setup`].
     pub fn session_options(&self) -> SessionOptions {
         self.options
+    }
+
+    /// The server this dialect was built for, if it was built for one.
+    pub fn server(&self) -> Option<&ServerFacts> {
+        self.server.as_ref()
     }
 }
 
@@ -124,6 +139,11 @@ impl CockroachDialect {
     pub fn session_options(&self) -> SessionOptions {
         SessionOptions::default()
     }
+
+    /// CockroachDB's facts do not follow the server.
+    pub fn server(&self) -> Option<&ServerFacts> {
+        None
+    }
 }
 
 /// The two entries share their implementation: each names its flavor and the
@@ -132,7 +152,9 @@ macro_rules! delegate_to_flavor {
     ($($dialect:ty),*) => {$(
         impl Dialect for $dialect {
             fn info(&self) -> DialectInfo {
-                semantics::info(Self::FLAVOR)
+                let mut info = semantics::info(Self::FLAVOR);
+                info.server = self.server().cloned();
+                info
             }
 
             fn create_table(&self, table: &Table) -> Result<Vec<String>, PluginError> {

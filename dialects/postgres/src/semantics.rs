@@ -63,8 +63,19 @@ pub fn info(flavor: Flavor) -> DialectInfo {
         lock_probe: lock_probe(flavor),
         session_control: session_control(flavor),
         engine: engine(flavor),
+        server_query: match flavor {
+            Flavor::Postgres => Some(SERVER_QUERY.to_string()),
+            Flavor::Cockroach => None,
+        },
+        server: None,
     }
 }
+
+/// The server settings reports name, read once before the first case
+/// (`DialectInfo::server_query`); none of the declared facts depends on them
+/// from PostgreSQL 15 to 18 (https://www.postgresql.org/docs/current/view-pg-settings.html).
+pub const SERVER_QUERY: &str = "SELECT name, setting FROM pg_settings WHERE name IN \
+     ('default_transaction_isolation', 'deadlock_timeout', 'server_version_num')";
 
 /// How PostgreSQL and CockroachDB execute statements where vendors differ
 /// (every level).

@@ -25,6 +25,8 @@ pub fn info() -> DialectInfo {
         lock_probe: LockProbe::Driver,
         session_control: SessionControl::default(),
         engine: engine(),
+        server_query: None,
+        server: None,
     }
 }
 

@@ -87,6 +87,8 @@ fn dialect() -> DialectInfo {
         lock_probe: LockProbe::None,
         session_control: SessionControl::default(),
         engine: EngineSemantics::default(),
+        server_query: None,
+        server: None,
     }
 }
 

@@ -34,19 +34,20 @@ pub(super) struct BenchArgs {
 
 pub(super) fn run(cli: &Cli, args: &BenchArgs) -> anyhow::Result<u8> {
     let setup = PipelineSetup::load(cli, &args.pipeline)?;
-    let resolved = setup.resolve()?;
+    let access = args.server.access();
+    let resolved = setup.resolve_for_server(&access)?;
     let json = if args.throughput {
         let report = crate::bench::throughput::run(
             &resolved,
             args.duration,
             args.seed,
             args.out.clone(),
-            &args.server.access(),
+            &access,
         )?;
         out!("{}", report.render());
         serde_json::to_string_pretty(&report)?
     } else {
-        let report = crate::bench::run(&resolved, args.samples as usize, &args.server.access())?;
+        let report = crate::bench::run(&resolved, args.samples as usize, &access)?;
         out!("{}", report.render());
         serde_json::to_string_pretty(&report)?
     };

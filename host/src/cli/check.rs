@@ -61,7 +61,8 @@ fn verdict_line(v: &OracleVerdict) -> String {
 
 pub(super) fn run(cli: &Cli, args: &CheckArgs) -> anyhow::Result<u8> {
     let setup = PipelineSetup::load(cli, &args.pipeline)?;
-    let resolved = setup.resolve()?;
+    let access = args.server.access();
+    let resolved = setup.resolve_for_server(&access)?;
     let dialect = args
         .script
         .dialect
@@ -79,7 +80,7 @@ pub(super) fn run(cli: &Cli, args: &CheckArgs) -> anyhow::Result<u8> {
         }
     }
     let dir = args.out.clone().unwrap_or_else(|| default_out(&args.file));
-    let env = Environment::with_access(&resolved, &args.server.access())?;
+    let env = Environment::with_access(&resolved, &access)?;
     let mut runner = open_runner(&resolved, &env)?;
     out!(
         "checking {} ({} transactions, {} statements) on `{}`",

@@ -6,7 +6,7 @@ use super::Cli;
 use crate::config::LoadedPipeline;
 use crate::io::SavedFinding;
 use crate::run::CaseRunner;
-use crate::setup::{Environment, Resolved};
+use crate::setup::{Environment, Resolved, ServerAccess};
 use std::path::{Path, PathBuf};
 
 /// Where to run a saved finding.
@@ -48,9 +48,10 @@ impl FindingSetup {
         })
     }
 
-    /// The pipeline's plugins, checked to include the finding's oracle.
-    pub(super) fn resolve(&self) -> anyhow::Result<Resolved<'_>> {
-        let resolved = self.pipeline.resolve()?;
+    /// The pipeline's plugins, checked to include the finding's oracle, with
+    /// the dialect built for the server `access` leads to.
+    pub(super) fn resolve(&self, access: &ServerAccess) -> anyhow::Result<Resolved<'_>> {
+        let resolved = self.pipeline.resolve_for_server(access)?;
         let oracle = &self.saved.provenance.oracle;
         if !resolved.oracle_names().contains(&oracle.as_str()) {
             anyhow::bail!(

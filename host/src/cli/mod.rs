@@ -16,6 +16,7 @@ mod plugins;
 mod reduce;
 mod replay;
 mod run;
+mod semantics;
 mod setup;
 
 use clap::{ArgAction, Parser, Subcommand};
@@ -80,6 +81,10 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Run a pipeline.
     Run(run::RunArgs),
+    /// Check the dialect's declared isolation semantics against the
+    /// pipeline's server: small experiments at every level, each judged by
+    /// the fact it shows; exit 1 when the server contradicts a fact.
+    Semantics(semantics::SemanticsArgs),
     /// Print the cases a pipeline would run, without running them: one JSON
     /// document per line, or the rendered SQL per session with --sql.
     Generate(generate::GenerateArgs),
@@ -172,6 +177,7 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
         Command::CheckConfig { pipeline, json } => check_config::run(cli, pipeline, *json),
         Command::Bench(args) => bench::run(cli, args),
         Command::Run(args) => run::run(cli, args),
+        Command::Semantics(args) => semantics::run(cli, args),
         Command::Generate(args) => generate::run(cli, args),
         Command::Replay(args) => replay::run(cli, args),
         Command::Reduce(args) => reduce::run(cli, args),

@@ -75,8 +75,9 @@ pub(super) fn run(cli: &Cli, args: &ReduceArgs) -> anyhow::Result<u8> {
     let settings = args
         .budget
         .over(setup.pipeline.loaded.pipeline.reduce.settings());
-    let resolved = setup.resolve()?;
-    let env = Environment::with_access(&resolved, &args.target.server.access())?;
+    let access = args.target.server.access();
+    let resolved = setup.resolve(&access)?;
+    let env = Environment::with_access(&resolved, &access)?;
     let mut runner = open_runner(&resolved, &env)?;
     let server_version = runner.server_version().map(str::to_string);
     let p = &setup.saved.provenance;

@@ -22,8 +22,9 @@ pub(super) struct ReplayArgs {
 pub(super) fn run(cli: &Cli, args: &ReplayArgs) -> anyhow::Result<u8> {
     let dir = &args.finding;
     let setup = FindingSetup::load(cli, dir, &args.target)?;
-    let resolved = setup.resolve()?;
-    let env = Environment::with_access(&resolved, &args.target.server.access())?;
+    let access = args.target.server.access();
+    let resolved = setup.resolve(&access)?;
+    let env = Environment::with_access(&resolved, &access)?;
     let mut runner = open_runner(&resolved, &env)?;
     let saved_pace = setup
         .saved

@@ -111,14 +111,15 @@ fn interrupt_on_ctrl_c() -> Arc<AtomicBool> {
 
 pub(super) fn run(cli: &Cli, args: &RunArgs) -> anyhow::Result<u8> {
     let setup = PipelineSetup::load(cli, &args.pipeline)?;
-    let resolved = setup.resolve()?;
+    let server = args.server.access();
+    let resolved = setup.resolve_for_server(&server)?;
     let options = RunOptions {
         cases: args.cases,
         duration: args.duration,
         seed: args.seed,
         single_case: args.case,
         out: args.out.clone(),
-        server: args.server.access(),
+        server,
         no_reduce: args.no_reduce,
         strict: args.strict,
         shard: args.shard,

@@ -60,4 +60,13 @@ impl PipelineSetup {
     pub(super) fn resolve(&self) -> anyhow::Result<Resolved<'_>> {
         Ok(Resolved::resolve(&self.loaded, &self.registry)?)
     }
+
+    /// [`PipelineSetup::resolve`], with the dialect built for the server
+    /// `access` leads to (its version and settings read first), for the
+    /// commands that run cases.
+    pub(super) fn resolve_for_server(&self, access: &ServerAccess) -> anyhow::Result<Resolved<'_>> {
+        let mut resolved = self.resolve()?;
+        resolved.for_server(access)?;
+        Ok(resolved)
+    }
 }

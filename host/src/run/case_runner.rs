@@ -370,6 +370,12 @@ impl<'a> CaseRunner<'a> {
         }
     }
 
+    /// Reads the tables after every case, whether an oracle needs them or
+    /// not (the semantics experiments judge the final state themselves).
+    pub fn read_final_state_always(&mut self) {
+        self.needs.final_state = true;
+    }
+
     /// What the pipeline's dialect declares.
     pub fn dialect_info(&self) -> &DialectInfo {
         &self.resolved.info

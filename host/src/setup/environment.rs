@@ -81,6 +81,21 @@ pub fn pipeline_target(
     resolved: &Resolved<'_>,
     access: &ServerAccess,
 ) -> Result<PipelineTarget, SetupError> {
+    let found = locate_target(resolved, access)?;
+    if let PipelineTarget::Server { login, .. } = &found {
+        for warning in &login.warnings {
+            tracing::warn!(target: "txlab::run", "{warning}");
+        }
+    }
+    Ok(found)
+}
+
+/// [`pipeline_target`] without its warnings about where the password came
+/// from, for a look at the server before the run proper.
+pub(super) fn locate_target(
+    resolved: &Resolved<'_>,
+    access: &ServerAccess,
+) -> Result<PipelineTarget, SetupError> {
     let target = &resolved.pipeline.pipeline.target;
     let kind = match DriverKind::lookup(&resolved.info.driver)
         .map_err(crate::target::TargetError::from)?
@@ -112,9 +127,6 @@ pub fn pipeline_target(
         &url,
         &PasswordSources::from_process(access.password_file.clone()),
     )?;
-    for warning in &login.warnings {
-        tracing::warn!(target: "txlab::run", "{warning}");
-    }
     tracing::debug!(target: "txlab::run", "the password for {} comes from {}", redact_url(&url), login.source);
     Ok(PipelineTarget::Server {
         kind,

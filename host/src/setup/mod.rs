@@ -52,6 +52,9 @@ pub enum SetupError {
     Runtime(std::io::Error),
     #[error("the benchmark could not run: {0}")]
     Bench(String),
+    /// An experiment of `txlab semantics` could not run.
+    #[error("{0}")]
+    Semantics(String),
     #[error("--shard {0} needs the run's seed: pass the same --seed (or set `[run] seed`) for every shard, so that together they run the cases one run would")]
     ShardWithoutSeed(String),
 }

@@ -60,3 +60,35 @@ pub async fn reachable_at(kind: ServerKind, url: &str, what: &str) -> bool {
         }
     }
 }
+
+/// The newer servers `servers/servers.sh` starts from Debian chroots (README
+/// lists them): MySQL 9 on 3310, MariaDB 11.8 on 3311, PostgreSQL 17 on 5417.
+pub fn mysql9_url() -> String {
+    std::env::var("TXLAB_MYSQL9_URL")
+        .unwrap_or_else(|_| "mysql://txlab:txlab@127.0.0.1:3310".to_string())
+}
+
+pub fn mariadb11_url() -> String {
+    std::env::var("TXLAB_MARIADB11_URL")
+        .unwrap_or_else(|_| "mysql://txlab:txlab@127.0.0.1:3311".to_string())
+}
+
+pub fn pg17_url() -> String {
+    std::env::var("TXLAB_PG17_URL")
+        .unwrap_or_else(|_| "postgres://txlab:txlab@127.0.0.1:5417/postgres".to_string())
+}
+
+/// The nodes of the Galera cluster (MariaDB 11.8 on 4401, 4402, 4403):
+/// `TXLAB_GALERA_URLS`, comma-separated.
+pub fn galera_urls() -> Vec<String> {
+    std::env::var("TXLAB_GALERA_URLS")
+        .unwrap_or_else(|_| {
+            (1..=3)
+                .map(|i| format!("mysql://txlab:txlab@127.0.0.1:440{i}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .split(',')
+        .map(str::to_string)
+        .collect()
+}

@@ -3,6 +3,7 @@
 
 use super::{ColumnType, IsolationLevel, Schema, Statement, TestCase};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DialectInfo {
@@ -24,6 +25,71 @@ pub struct DialectInfo {
     /// default (see [`EngineSemantics`]).
     #[serde(default)]
     pub engine: EngineSemantics,
+    /// A query the host runs once on the server before the first case, whose
+    /// rows are (setting name, value) pairs: the server settings the
+    /// dialect's facts depend on. The host hands them back with the server's
+    /// version ([`ServerFacts`]) and builds the dialect again for that server.
+    /// `None`: nothing the dialect declares depends on the server. IR 1.2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_query: Option<String>,
+    /// The server this description was built for, as the host read it; `None`
+    /// when the dialect was built without reading a server (no server yet, an
+    /// embedded database, a library older than IR 1.2). IR 1.2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerFacts>,
+}
+
+/// What the host read off a server before the first case, for a dialect whose
+/// facts follow the server's version or settings (IR 1.2): MariaDB's default
+/// `innodb_snapshot_isolation` changed in 11.6.2, and a pipeline that does not
+/// set it gets the server's own.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerFacts {
+    /// The version as the server states it (`SELECT VERSION()`, `SHOW
+    /// server_version`).
+    pub version: String,
+    /// The rows of the dialect's [`DialectInfo::server_query`], by setting
+    /// name; a setting the server lacks is absent.
+    #[serde(default)]
+    pub settings: BTreeMap<String, String>,
+}
+
+impl ServerFacts {
+    /// The leading `major.minor.patch` of the version, as numbers; missing
+    /// parts are 0 (`"11.8.9-MariaDB-0+deb13u1"` is `(11, 8, 9)`, `"17.12
+    /// (Debian …)"` is `(17, 12, 0)`). `None` when the version does not start
+    /// with a number.
+    pub fn version_number(&self) -> Option<(u32, u32, u32)> {
+        let lead: String = self
+            .version
+            .trim()
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        let mut parts = lead.split('.').filter(|p| !p.is_empty());
+        let major = parts.next()?.parse().ok()?;
+        let minor = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        let patch = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        Some((major, minor, patch))
+    }
+
+    /// A setting's value, compared without regard to case by its name.
+    pub fn setting(&self, name: &str) -> Option<&str> {
+        self.settings
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// A boolean setting as servers spell it (`ON`/`OFF`, `1`/`0`,
+    /// `true`/`false`, `yes`/`no`); `None` when absent or spelt otherwise.
+    pub fn flag(&self, name: &str) -> Option<bool> {
+        match self.setting(name)?.trim().to_ascii_lowercase().as_str() {
+            "on" | "1" | "true" | "yes" => Some(true),
+            "off" | "0" | "false" | "no" => Some(false),
+            _ => None,
+        }
+    }
 }
 
 /// Overrides for the driver's session naming and cancellation.
@@ -567,5 +633,41 @@ mod tests {
         assert!(EngineSemantics::default().summary().starts_with(
             "same-value UPDATE not declared, REPLACE may update the row in place yes"
         ));
+    }
+}
+
+#[cfg(test)]
+mod server_facts_tests {
+    use super::ServerFacts;
+
+    fn facts(version: &str) -> ServerFacts {
+        ServerFacts {
+            version: version.into(),
+            settings: [("innodb_snapshot_isolation".to_string(), "ON".to_string())].into(),
+        }
+    }
+
+    #[test]
+    fn version_numbers_are_read_off_the_servers_spelling() {
+        assert_eq!(
+            facts("11.8.9-MariaDB-0+deb13u1 from Debian").version_number(),
+            Some((11, 8, 9))
+        );
+        assert_eq!(facts("9.7.4-2").version_number(), Some((9, 7, 4)));
+        assert_eq!(
+            facts("17.12 (Debian 17.12-0+deb13u1)").version_number(),
+            Some((17, 12, 0))
+        );
+        assert_eq!(facts("18").version_number(), Some((18, 0, 0)));
+        assert_eq!(facts("v8.5.1-TiDB").version_number(), None);
+        assert!((11, 6, 2) <= facts("11.6.2-MariaDB").version_number().unwrap());
+    }
+
+    #[test]
+    fn settings_are_found_whatever_their_case_and_flags_as_servers_spell_them() {
+        let f = facts("11.8.9");
+        assert_eq!(f.setting("INNODB_SNAPSHOT_ISOLATION"), Some("ON"));
+        assert_eq!(f.flag("innodb_snapshot_isolation"), Some(true));
+        assert_eq!(f.flag("missing"), None);
     }
 }

@@ -140,7 +140,8 @@ impl HostDb for ForeignHostDb<'_> {
     }
 }
 
-type NewDialect = fn(&str) -> Result<DialectBox, PluginError>;
+/// (config JSON, `ServerFacts` JSON when built for a server).
+type NewDialect = fn(&str, Option<&str>) -> Result<DialectBox, PluginError>;
 type NewGenerator = fn(&str, &str) -> Result<GeneratorBox, PluginError>;
 type NewOracle = fn(&str, &str) -> Result<OracleBox, PluginError>;
 
@@ -185,9 +186,19 @@ impl ExportedEntry<NewOracle> {
     }
 }
 
-fn new_dialect<D: DialectPlugin>(config: &str) -> Result<DialectBox, PluginError> {
+fn new_dialect<D: DialectPlugin>(
+    config: &str,
+    server: Option<&str>,
+) -> Result<DialectBox, PluginError> {
     let config = parse_config::<D::Config>(config)?;
-    Ok(dialect_box(D::new(config)?))
+    let dialect = match server {
+        None => D::new(config)?,
+        Some(server) => {
+            let server: ServerFacts = from_json("server facts", server)?;
+            D::for_server(config, &server)?
+        }
+    };
+    Ok(dialect_box(dialect))
 }
 
 fn new_generator<G: GeneratorPlugin>(config: &str, ctx: &str) -> Result<GeneratorBox, PluginError> {
@@ -259,7 +270,18 @@ impl ExportedLibrary {
 
     pub fn new_dialect(&self, name: RStr<'_>, config: RStr<'_>) -> RResult<DialectBox, AbiError> {
         guard("new", || {
-            (find(self.dialects, "dialect", name.as_str())?)(config.as_str())
+            (find(self.dialects, "dialect", name.as_str())?)(config.as_str(), None)
+        })
+    }
+
+    pub fn new_dialect_for_server(
+        &self,
+        name: RStr<'_>,
+        config: RStr<'_>,
+        server: RStr<'_>,
+    ) -> RResult<DialectBox, AbiError> {
+        guard("new_for_server", || {
+            (find(self.dialects, "dialect", name.as_str())?)(config.as_str(), Some(server.as_str()))
         })
     }
 
@@ -295,6 +317,11 @@ impl ExportedLibrary {
             RStr<'_>,
         ) -> RResult<GeneratorBox, AbiError>,
         new_oracle: extern "C" fn(RStr<'_>, RStr<'_>, RStr<'_>) -> RResult<OracleBox, AbiError>,
+        new_dialect_for_server: extern "C" fn(
+            RStr<'_>,
+            RStr<'_>,
+            RStr<'_>,
+        ) -> RResult<DialectBox, AbiError>,
     ) -> PluginLib_Ref {
         use abi_stable::prefix_type::PrefixTypeTrait;
         PluginLib {
@@ -303,6 +330,7 @@ impl ExportedLibrary {
             new_dialect,
             new_generator,
             new_oracle,
+            new_dialect_for_server,
         }
         .leak_into_prefix()
     }
@@ -378,12 +406,20 @@ macro_rules! export_plugin {
             ) -> __r::RResult<$crate::abi::OracleBox, $crate::abi::AbiError> {
                 TXLAB_EXPORTED_LIBRARY.new_oracle(name, config, ctx)
             }
+            extern "C" fn __new_dialect_for_server(
+                name: __r::RStr<'_>,
+                config: __r::RStr<'_>,
+                server: __r::RStr<'_>,
+            ) -> __r::RResult<$crate::abi::DialectBox, $crate::abi::AbiError> {
+                TXLAB_EXPORTED_LIBRARY.new_dialect_for_server(name, config, server)
+            }
             fn __root_module() -> $crate::abi::PluginLib_Ref {
                 $crate::sdk::export::ExportedLibrary::root_module(
                     __entries,
                     __new_dialect,
                     __new_generator,
                     __new_oracle,
+                    __new_dialect_for_server,
                 )
             }
             extern "C" fn __erased_root_module() -> __r::RootModuleResult {

@@ -361,6 +361,16 @@ pub trait DialectPlugin: Dialect + Sized {
     const DEFAULT_CONFIG: &'static str = "";
     type Config: DeserializeOwned;
     fn new(config: Self::Config) -> Result<Self, PluginError>;
+
+    /// The dialect for the server the host reached: `server` holds its
+    /// version and the answer to [`DialectInfo::server_query`], so facts that
+    /// changed between versions, or that a server setting decides, follow
+    /// that server where the configuration leaves them open. The default
+    /// ignores the server. IR 1.2.
+    fn for_server(config: Self::Config, server: &ServerFacts) -> Result<Self, PluginError> {
+        let _ = server;
+        Self::new(config)
+    }
 }
 
 /// Names a generator and builds it from its configuration.
@@ -460,6 +470,8 @@ mod tests {
                 lock_probe: LockProbe::None,
                 session_control: SessionControl::default(),
                 engine: EngineSemantics::default(),
+                server_query: None,
+                server: None,
             },
             levels: Vec::new(),
         };

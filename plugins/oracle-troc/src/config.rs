@@ -170,6 +170,8 @@ mod tests {
                 same_value_update: fact,
                 ..EngineSemantics::default()
             },
+            server_query: None,
+            server: None,
         };
         use SameValueSetting::*;
         for (fact, rule) in [

@@ -34,8 +34,10 @@ pub fn create_and_run(
 
 /// The dialect every live test speaks: the server here is MariaDB.
 pub fn mariadb(snapshot_isolation: bool) -> MariadbDialect {
-    <MariadbDialect as DialectPlugin>::new(txlab_mysql::MariadbConfig { snapshot_isolation })
-        .unwrap()
+    <MariadbDialect as DialectPlugin>::new(txlab_mysql::MariadbConfig {
+        snapshot_isolation: Some(snapshot_isolation),
+    })
+    .unwrap()
 }
 
 /// A database of its own on the live server, dropped with everything in it when

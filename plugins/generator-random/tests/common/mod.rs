@@ -80,6 +80,8 @@ pub fn context(features: Features, levels: &[IsolationLevel]) -> GeneratorContex
             lock_probe: LockProbe::Driver,
             session_control: SessionControl::default(),
             engine: EngineSemantics::default(),
+            server_query: None,
+            server: None,
         },
         levels: levels.to_vec(),
     }

@@ -49,6 +49,8 @@ fn dialect(name: &str, levels: Vec<LevelSemantics>, engine: EngineSemantics) -> 
         lock_probe: LockProbe::Driver,
         session_control: SessionControl::default(),
         engine,
+        server_query: None,
+        server: None,
     }
 }
 

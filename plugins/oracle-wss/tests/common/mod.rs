@@ -212,6 +212,8 @@ pub fn dialect(levels: Vec<LevelSemantics>) -> DialectInfo {
         lock_probe: LockProbe::Driver,
         session_control: SessionControl::default(),
         engine: EngineSemantics::default(),
+        server_query: None,
+        server: None,
     }
 }
 
