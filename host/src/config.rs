@@ -113,9 +113,23 @@ pub struct TargetSection {
     /// removes them after the run.
     #[serde(default)]
     pub url: Option<String>,
+    /// The nodes of a cluster (Galera): one URL each. The case's tables are
+    /// created through the first, its transactions run on the nodes in turn,
+    /// and its final state is read from every one. Instead of `url`; `--url`
+    /// with URLs separated by commas takes precedence.
+    #[serde(default)]
+    pub nodes: Option<Spanned<Vec<String>>>,
+    /// How long txlab waits for a cluster's nodes to agree: after loading a
+    /// case's tables, and after the case before reading its final state.
+    #[serde(default = "default_replication_timeout")]
+    pub replication_timeout: HumanDuration,
     /// The dialect plugin's own options.
     #[serde(default)]
     pub config: Option<PluginTable>,
+}
+
+fn default_replication_timeout() -> HumanDuration {
+    HumanDuration(Duration::from_secs(10))
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -341,6 +355,31 @@ impl LoadedPipeline {
 
     fn validate(&self) -> Result<(), ConfigError> {
         let p = &self.pipeline;
+        if let Some(nodes) = &p.target.nodes {
+            if p.target.url.is_some() {
+                return Err(self.error_at(
+                    Some(nodes.span()),
+                    "`target.nodes` and `target.url` both name the server: give one".into(),
+                ));
+            }
+            if nodes.get_ref().is_empty() || nodes.get_ref().iter().any(|u| u.trim().is_empty()) {
+                return Err(self.error_at(
+                    Some(nodes.span()),
+                    "`target.nodes` needs one URL per node, none of them empty".into(),
+                ));
+            }
+        }
+        if p.target.replication_timeout.0.is_zero()
+            || p.target.replication_timeout.0 > MAX_EXECUTOR_TIMEOUT
+        {
+            return Err(self.error_at(
+                None,
+                format!(
+                    "`target.replication_timeout` must be above zero and at most {}",
+                    humantime::format_duration(MAX_EXECUTOR_TIMEOUT)
+                ),
+            ));
+        }
         let stream = p.executor.mode == ExecutorMode::Stream;
         if p.oracles.is_empty() && !stream {
             return Err(self.error_at(

@@ -527,3 +527,28 @@ fn a_library_built_for_ir_1_1_loads_and_builds_no_dialect_for_a_server() {
         .unwrap()
         .is_none());
 }
+
+/// A dialect built for a server of another flavor is refused, naming the
+/// entry that fits; the `galera` entry refuses a server that is no Galera
+/// node.
+#[test]
+fn a_dialect_refuses_a_server_of_another_flavor() {
+    let lib = PluginLibrary::load(&common::library("txlab-dialect-mysql")).unwrap();
+    let mariadb = server("11.8.9-MariaDB-0+deb13u1", &[("wsrep_on", "OFF")]);
+    let mysql = server("9.7.4-2", &[]);
+    for (entry, on, fits) in [
+        ("mysql", &mariadb, "`mariadb`"),
+        ("mariadb", &mysql, "`mysql`"),
+        ("galera", &mariadb, "not a node of a Galera cluster"),
+    ] {
+        let Err(e) = lib.new_dialect_for_server(entry, "{}", on) else {
+            panic!("{entry} on {} must be refused", on.version);
+        };
+        assert_eq!(e.kind, ErrorKind::INVALID_CONFIG, "{entry}");
+        assert!(e.message.contains(fits), "{entry}: {e}");
+    }
+    assert!(lib
+        .new_dialect_for_server("mysql", "{}", &mysql)
+        .unwrap()
+        .is_some());
+}

@@ -208,6 +208,7 @@ impl ConcurrentHistory<'_> {
             final_state: self.final_state,
             unobserved: self.unobserved,
             server_lost: None,
+            cluster: None,
         }
     }
 }

@@ -77,6 +77,22 @@ pub fn classify(raw: &RawDbError) -> DbError {
     sql::classify_with(raw, class_and_scope)
 }
 
+/// [`classify`] on a Galera cluster whose transactions run on different
+/// nodes: error 1213 there is a certification conflict, the cluster's first
+/// committer winning over this transaction at COMMIT (or as the brute-force
+/// abort of a local transaction by a replicated one), not a lock cycle
+/// (https://galeracluster.com/library/documentation/isolation-levels.html;
+/// https://mariadb.com/docs/galera-cluster/galera-architecture/certification-based-replication).
+/// It is a serialization failure of the whole transaction.
+pub fn classify_on_galera(raw: &RawDbError) -> DbError {
+    let mut e = classify(raw);
+    if raw.code == Some(ER_LOCK_DEADLOCK) {
+        e.class = ErrorClass::SerializationFailure;
+        e.scope = ErrorScope::Transaction;
+    }
+    e
+}
+
 /// The class of an error and what it undid, from its MySQL error number. A
 /// dialect with error numbers of its own can match those first and pass the rest
 /// here, then build its `DbError` with `sql::classify_with`.

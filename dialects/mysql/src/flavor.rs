@@ -88,6 +88,9 @@ pub struct Target {
     /// TiDB's transaction mode; always pessimistic for the others, whose InnoDB
     /// locks rows as statements run.
     pub txn_mode: TxnMode,
+    /// MariaDB as the nodes of a Galera cluster, the case's transactions on
+    /// different nodes: certification between nodes, InnoDB on each.
+    pub galera: bool,
 }
 
 impl Target {
@@ -98,6 +101,7 @@ impl Target {
             snapshot_isolation: false,
             snapshot_isolation_basis: SettingBasis::Absent,
             txn_mode: TxnMode::Pessimistic,
+            galera: false,
         }
     }
 
@@ -114,6 +118,16 @@ impl Target {
             snapshot_isolation,
             snapshot_isolation_basis: basis,
             txn_mode: TxnMode::Pessimistic,
+            galera: false,
+        }
+    }
+
+    /// What the `galera` dialect renders for: MariaDB on a Galera cluster's
+    /// nodes, with `innodb_snapshot_isolation` from `basis`.
+    pub fn galera(snapshot_isolation: bool, basis: SettingBasis) -> Target {
+        Target {
+            galera: true,
+            ..Target::mariadb_with(snapshot_isolation, basis)
         }
     }
 
@@ -124,6 +138,7 @@ impl Target {
             snapshot_isolation: false,
             snapshot_isolation_basis: SettingBasis::Absent,
             txn_mode,
+            galera: false,
         }
     }
 }

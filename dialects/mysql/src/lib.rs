@@ -1,5 +1,6 @@
-//! The MySQL family of txlab dialects as a library: three dialects, `mysql` (MySQL
-//! 8.0 and 8.4), `mariadb` (MariaDB 10.11 and 11.x) and `tidb` (TiDB 7.x and 8.x),
+//! The MySQL family of txlab dialects as a library: four dialects, `mysql` (MySQL
+//! 8.0 to 9.x), `mariadb` (MariaDB 10.11 and 11.x), `galera` (MariaDB on the
+//! nodes of a Galera cluster) and `tidb` (TiDB 7.x and 8.x),
 //! that share one renderer and one error classifier and differ in what the vendors
 //! document.
 //!
@@ -50,6 +51,13 @@ pub struct MysqlDialect(Target, Option<ServerFacts>);
 #[derive(Clone, Debug)]
 pub struct MariadbDialect(Target, Option<ServerFacts>);
 
+/// The `galera` dialect: MariaDB 10.11 and 11.x as the nodes of a Galera 4
+/// cluster, the case's transactions on different nodes (a pipeline's
+/// `[target] nodes`). Build it with `DialectPlugin::new` from a
+/// [`MariadbConfig`].
+#[derive(Clone, Debug)]
+pub struct GaleraDialect(Target, Option<ServerFacts>);
+
 /// The `tidb` dialect: TiDB 7.x and 8.x. Build it with `DialectPlugin::new` from a
 /// [`TidbConfig`].
 #[derive(Clone, Debug)]
@@ -92,6 +100,7 @@ impl DialectPlugin for MysqlDialect {
     }
 
     fn for_server(_config: MysqlConfig, server: &ServerFacts) -> Result<Self, PluginError> {
+        refuse_other_flavor(Flavor::Mysql, server)?;
         Ok(MysqlDialect(Target::mysql(), Some(server.clone())))
     }
 }
@@ -123,6 +132,7 @@ impl DialectPlugin for MariadbDialect {
     }
 
     fn for_server(config: MariadbConfig, server: &ServerFacts) -> Result<Self, PluginError> {
+        refuse_other_flavor(Flavor::Mariadb, server)?;
         let found = server.flag(semantics::SNAPSHOT_ISOLATION_VARIABLE);
         let target = match (config.snapshot_isolation, found) {
             (Some(true), None) => {
@@ -143,6 +153,43 @@ impl DialectPlugin for MariadbDialect {
     }
 }
 
+impl DialectPlugin for GaleraDialect {
+    const NAME: &'static str = semantics::GALERA;
+    const DESCRIPTION: &'static str =
+        "MariaDB Galera Cluster 4: REPEATABLE READ between nodes, first committer wins (certification)";
+    const DEFAULT_CONFIG: &'static str = "\
+# A Galera cluster of MariaDB nodes. Name every node in the pipeline's
+# `[target] nodes = [\"mysql://…:4401\", \"mysql://…:4402\", …]`: each transaction
+# of a case runs on its own node where there are enough.
+#
+# innodb_snapshot_isolation on every node's sessions, as for the mariadb
+# dialect: left out, the server's own setting (ON from MariaDB 11.6.2).
+# snapshot_isolation = true
+";
+    type Config = MariadbConfig;
+
+    fn new(config: MariadbConfig) -> Result<Self, PluginError> {
+        let target = match config.snapshot_isolation {
+            Some(on) => Target::galera(on, SettingBasis::Pipeline),
+            None => Target::galera(false, SettingBasis::Assumed),
+        };
+        Ok(GaleraDialect(target, None))
+    }
+
+    fn for_server(config: MariadbConfig, server: &ServerFacts) -> Result<Self, PluginError> {
+        if server.flag("wsrep_on") != Some(true) {
+            return Err(PluginError::config(format!(
+                "the server (MariaDB {}) is not a node of a Galera cluster: wsrep_on is {}",
+                server.version,
+                server.setting("wsrep_on").unwrap_or("not set")
+            )));
+        }
+        let MariadbDialect(mariadb, _) = MariadbDialect::for_server(config, server)?;
+        let target = Target::galera(mariadb.snapshot_isolation, mariadb.snapshot_isolation_basis);
+        Ok(GaleraDialect(target, Some(server.clone())))
+    }
+}
+
 impl DialectPlugin for TidbDialect {
     const NAME: &'static str = semantics::TIDB;
     const DESCRIPTION: &'static str =
@@ -160,6 +207,7 @@ txn_mode = \"pessimistic\"
     }
 
     fn for_server(config: TidbConfig, server: &ServerFacts) -> Result<Self, PluginError> {
+        refuse_other_flavor(Flavor::Tidb, server)?;
         Ok(TidbDialect(
             Target::tidb(config.txn_mode),
             Some(server.clone()),
@@ -167,7 +215,37 @@ txn_mode = \"pessimistic\"
     }
 }
 
-/// The three entries share their implementation: the target knows its flavor.
+/// The flavor a server's version string names: MariaDB and TiDB say so
+/// (`11.8.9-MariaDB-…`, `8.0.11-TiDB-v8.5.1`), MySQL does not.
+pub fn flavor_of(server: &ServerFacts) -> Flavor {
+    if server.version.contains("MariaDB") {
+        Flavor::Mariadb
+    } else if server.version.contains("TiDB") {
+        Flavor::Tidb
+    } else {
+        Flavor::Mysql
+    }
+}
+
+/// A dialect built for a server of another flavor would declare the wrong
+/// semantics for every case: refused, naming the entry that fits.
+fn refuse_other_flavor(wanted: Flavor, server: &ServerFacts) -> Result<(), PluginError> {
+    let found = flavor_of(server);
+    if found == wanted {
+        return Ok(());
+    }
+    let entry = match found {
+        Flavor::Mysql => semantics::MYSQL,
+        Flavor::Mariadb => semantics::MARIADB,
+        Flavor::Tidb => semantics::TIDB,
+    };
+    Err(PluginError::config(format!(
+        "the server is {found} ({}), and this dialect declares {wanted}'s semantics: use the `{entry}` dialect for it",
+        server.version
+    )))
+}
+
+/// The entries share their implementation: the target knows its flavor.
 macro_rules! delegate_to_target {
     ($($dialect:ty),*) => {$(
         impl $dialect {
@@ -215,7 +293,11 @@ macro_rules! delegate_to_target {
             }
 
             fn classify_error(&self, error: &RawDbError) -> DbError {
-                errors::classify(error)
+                if self.0.galera {
+                    errors::classify_on_galera(error)
+                } else {
+                    errors::classify(error)
+                }
             }
 
             fn read_lock_probe(&self, reading: &LockProbeReading) -> Option<bool> {
@@ -225,4 +307,4 @@ macro_rules! delegate_to_target {
     )*};
 }
 
-delegate_to_target!(MysqlDialect, MariadbDialect, TidbDialect);
+delegate_to_target!(MysqlDialect, MariadbDialect, GaleraDialect, TidbDialect);

@@ -12,6 +12,17 @@ pub const MYSQL: &str = "mysql";
 pub const MARIADB: &str = "mariadb";
 /// The registry name of the `tidb` dialect, also `DialectInfo::name`.
 pub const TIDB: &str = "tidb";
+/// The registry name of the Galera entry (MariaDB on a cluster's nodes).
+pub const GALERA: &str = "galera";
+
+/// Galera: isolation between transactions on different nodes.
+pub const GALERA_ISOLATION: &str =
+    "https://galeracluster.com/library/documentation/isolation-levels.html";
+/// Galera: snapshot isolation between nodes, the vendor's own account.
+pub const GALERA_SNAPSHOT_ISOLATION: &str = "https://galeracluster.com/2015/09/support-for-mysql-transaction-isolation-levels-in-galera-cluster";
+/// Galera: a node may not yet have applied another node's commit.
+pub const GALERA_READ_AFTER_WRITE: &str =
+    "https://galeracluster.com/library/training/tutorials/achieving-read-after-write-semantics.html";
 
 // MySQL 8.0 Reference Manual; the 8.4 pages say the same.
 /// MySQL: the InnoDB isolation levels.
@@ -127,6 +138,7 @@ pub fn info(target: &Target) -> DialectInfo {
     DialectInfo {
         name: match target.flavor {
             Flavor::Mysql => MYSQL,
+            Flavor::Mariadb if target.galera => GALERA,
             Flavor::Mariadb => MARIADB,
             Flavor::Tidb => TIDB,
         }
@@ -177,6 +189,7 @@ pub fn check_level(target: &Target, level: IsolationLevel) -> Result<(), PluginE
 /// The isolation levels `target` offers and what each one means there.
 pub fn levels(target: &Target) -> Vec<LevelSemantics> {
     match target.flavor {
+        Flavor::Mariadb if target.galera => vec![galera_repeatable_read(target)],
         Flavor::Mysql | Flavor::Mariadb => vec![
             innodb_read_uncommitted(target),
             innodb_read_committed(target),
@@ -462,6 +475,43 @@ fn innodb_serializable(target: &Target) -> LevelSemantics {
         // its latest committed version (checked on MariaDB 10.11).
         after_wait: AfterWait::LatestRows,
         mixed_levels: MixedLevels::Covered,
+        notes,
+        references,
+    }
+}
+
+/// REPEATABLE READ between transactions on different nodes of a Galera
+/// cluster: each node runs its transactions with InnoDB, and a transaction's
+/// writes are certified against those other nodes committed meanwhile.
+fn galera_repeatable_read(target: &Target) -> LevelSemantics {
+    let mut notes = vec![
+        format!("Transactions on different nodes are isolated by certification: a transaction whose writes touch rows another node's transaction committed meanwhile fails (first committer wins), at its COMMIT with error 1213, or as a local transaction aborted by a replicated one; this eliminates lost updates between nodes and gives snapshot isolation between them ({GALERA_ISOLATION}; {GALERA_SNAPSHOT_ISOLATION})."),
+        format!("No lock is held across nodes: a write never waits for a transaction on another node, and ranges are not locked, so an insert into a range another node's transaction scanned does not conflict ({GALERA_ISOLATION})."),
+        format!("SERIALIZABLE is honoured only between transactions on the same node, and in multi-primary use only REPEATABLE READ is supported ({GALERA_ISOLATION}); the profile offers REPEATABLE READ."),
+        format!("Reads see the node's own state: a commit on another node may not be applied yet when a read on this node runs (no causal wait, wsrep_sync_wait = 0 by default) ({GALERA_READ_AFTER_WRITE})."),
+        format!("The profile describes transactions on different nodes; two transactions on one node follow MariaDB's REPEATABLE READ (locks, lost updates allowed) ({GALERA_SNAPSHOT_ISOLATION})."),
+    ];
+    let mut references = vec![
+        GALERA_ISOLATION.to_string(),
+        GALERA_SNAPSHOT_ISOLATION.to_string(),
+        GALERA_READ_AFTER_WRITE.to_string(),
+    ];
+    innodb_common(target, &mut notes, &mut references);
+    LevelSemantics {
+        level: IsolationLevel::RepeatableRead,
+        // Each node's InnoDB takes the snapshot at the first consistent read.
+        snapshot: SnapshotPoint::FirstRead,
+        // Snapshot isolation between nodes: a write over a row changed after
+        // the snapshot does not commit.
+        write_reads: WriteReads::Snapshot,
+        write_conflict: WriteConflict::AbortAtCommit,
+        semi_consistent_writes: false,
+        predicate_conflicts: false,
+        // Nothing makes a writer on one node wait for one on another.
+        serial_order: SerialOrder::AnyOrder,
+        serializable: false,
+        after_wait: AfterWait::Unknown,
+        mixed_levels: MixedLevels::SameLevelOnly,
         notes,
         references,
     }

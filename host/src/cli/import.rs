@@ -46,7 +46,7 @@ fn parse_level(text: &str) -> Result<IsolationLevel, String> {
 pub(super) fn default_level(dialect: &str) -> Option<IsolationLevel> {
     Some(match dialect {
         "sqlite" | "cockroachdb" => IsolationLevel::Serializable,
-        "mariadb" | "mysql" | "tidb" => IsolationLevel::RepeatableRead,
+        "mariadb" | "mysql" | "tidb" | "galera" => IsolationLevel::RepeatableRead,
         "postgres" => IsolationLevel::ReadCommitted,
         _ => return None,
     })
@@ -71,7 +71,7 @@ pub(super) fn read_case(
     let family = match dialect {
         Some(d) => Family::of_dialect(d).ok_or_else(|| {
             anyhow::anyhow!(
-                "unknown dialect `{d}` (sqlite, mariadb, mysql, tidb, postgres, cockroachdb)"
+                "unknown dialect `{d}` (sqlite, mariadb, mysql, galera, tidb, postgres, cockroachdb)"
             )
         })?,
         None => Family::Generic,

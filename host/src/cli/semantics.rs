@@ -82,7 +82,10 @@ pub(crate) fn render(report: &SemanticsReport) -> String {
                 .iter()
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect();
-            s.push_str(&format!(" ({})", settings.join(", ")));
+            s.push_str(&format!(
+                " (the server's settings: {})",
+                settings.join(", ")
+            ));
         }
     }
     s.push('\n');

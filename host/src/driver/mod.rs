@@ -1,6 +1,7 @@
 //! Connections to the database under test. The host owns every connection and the
 //! only async runtime; dialect plugins only render SQL and classify errors.
 
+mod cluster;
 mod credentials;
 mod deadline;
 mod kind;
@@ -8,6 +9,7 @@ mod mysql;
 mod postgres;
 mod sqlite;
 
+pub use cluster::ClusterDriver;
 pub use credentials::{
     login, url_has_password, url_without_password, CredentialsError, Login, PasswordSource,
     PasswordSources,
@@ -59,6 +61,18 @@ pub trait Driver: Send + Sync {
     fn target(&self) -> String;
 
     async fn connect(&self) -> Result<Box<dyn Session>, DriverError>;
+
+    /// How many nodes the target has: 1 for a server, more for a cluster.
+    fn nodes(&self) -> usize {
+        1
+    }
+
+    /// A session on node `node` (from 0) of a cluster; on one server, a
+    /// session like [`Driver::connect`]'s.
+    async fn connect_to(&self, node: usize) -> Result<Box<dyn Session>, DriverError> {
+        let _ = node;
+        self.connect().await
+    }
 
     /// A monitor that watches sessions for lock waits and can cancel them.
     async fn monitor(&self) -> Result<Box<dyn Monitor>, DriverError>;
@@ -183,19 +197,27 @@ pub struct SessionKey {
     /// Server-side id (MySQL connection id, PostgreSQL backend pid) or a local
     /// number; lock-wait probe queries name the session by it.
     pub id: String,
+    /// The node of a cluster target the session is connected to (0 for one
+    /// server): its lock waits are that node's to report.
+    pub node: usize,
     shared: Option<Arc<dyn Any + Send + Sync>>,
 }
 
 impl SessionKey {
     /// A session the server knows by `id`.
     pub fn server(id: String) -> Self {
-        SessionKey { id, shared: None }
+        SessionKey {
+            id,
+            node: 0,
+            shared: None,
+        }
     }
 
     /// A session of an in-process driver, with the state its monitor reads.
     pub fn in_process<T: Any + Send + Sync>(id: String, shared: Arc<T>) -> Self {
         SessionKey {
             id,
+            node: 0,
             shared: Some(shared),
         }
     }
@@ -210,6 +232,7 @@ impl std::fmt::Debug for SessionKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SessionKey")
             .field("id", &self.id)
+            .field("node", &self.node)
             .field("in_process", &self.shared.is_some())
             .finish()
     }

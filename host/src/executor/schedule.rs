@@ -234,6 +234,7 @@ pub fn empty_history(case: &TestCase, rendered: &RenderedCase) -> History {
         final_state: None,
         unobserved: Vec::new(),
         server_lost: None,
+        cluster: None,
     }
 }
 

@@ -280,7 +280,11 @@ fn steps(s: &mut String, input: &FindingInput<'_>) {
             TxnEnd::Aborted { by, class } => format!("aborted by {by} ({class})"),
             TxnEnd::Unfinished => "unfinished".to_string(),
         };
-        let _ = writeln!(s, "- {} ({}): {end}", txn_label(i), t.isolation);
+        let node = match history.node_of(i) {
+            Some(n) => format!(", on node {}", n + 1),
+            None => String::new(),
+        };
+        let _ = writeln!(s, "- {} ({}{node}): {end}", txn_label(i), t.isolation);
     }
 }
 

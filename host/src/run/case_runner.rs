@@ -216,6 +216,7 @@ impl<'a> CaseRunner<'a> {
             None
         };
         case_db.set_batch(env.settings.fewer_round_trips);
+        case_db.set_replication_timeout(env.replication_timeout);
         runtime.block_on(case_db.preflight(setups))?;
         let server_started = runtime.block_on(started_within(case_db.driver()));
         let server_version = runtime.block_on(version_within(case_db.driver()));
@@ -616,7 +617,30 @@ impl<'a> CaseRunner<'a> {
             db.give_back(sessions, &setups);
             let mut history = history?;
             let _reading = phases::enter(Phase::FinalState);
-            if read_final_state {
+            let nodes = db.nodes();
+            if nodes > 1 {
+                // On a cluster the final state is every node's: nodes that
+                // still disagree once replication had its time are a finding.
+                match db.read_final_states(rendered).await {
+                    Ok((state, read)) => {
+                        history.final_state = Some(state);
+                        history.cluster = Some(ClusterRun {
+                            node_count: nodes as u32,
+                            nodes: (0..case.transactions.len())
+                                .map(|t| db.node_of(t) as u32)
+                                .collect(),
+                            disagreeing: read.disagreeing,
+                            settle_ms: read.waited.as_millis() as u64,
+                        });
+                    }
+                    Err(e) => {
+                        return Err(Failure {
+                            error: e.into(),
+                            partial: Some(Box::new(history)),
+                        })
+                    }
+                }
+            } else if read_final_state {
                 match db.read_state(rendered).await {
                     Ok(state) => history.final_state = Some(state),
                     Err(e) => {

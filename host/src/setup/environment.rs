@@ -24,6 +24,8 @@ pub struct Environment {
     pub limits: SessionLimits,
     /// How long a worker waits for the server after a lost connection.
     pub reconnect_timeout: Duration,
+    /// How long a cluster's nodes get to agree (`[target] replication_timeout`).
+    pub replication_timeout: Duration,
     /// For set-up and clean-up; each worker has a runtime of its own.
     pub runtime: Arc<tokio::runtime::Runtime>,
     /// The run's request to stop: whatever waits for the server gives up.
@@ -71,6 +73,8 @@ pub enum PipelineTarget {
         kind: ServerKind,
         given_url: String,
         login: Login,
+        /// A cluster's nodes after the first (`login`); empty for one server.
+        other_nodes: Vec<Login>,
     },
 }
 
@@ -82,9 +86,18 @@ pub fn pipeline_target(
     access: &ServerAccess,
 ) -> Result<PipelineTarget, SetupError> {
     let found = locate_target(resolved, access)?;
-    if let PipelineTarget::Server { login, .. } = &found {
-        for warning in &login.warnings {
-            tracing::warn!(target: "txlab::run", "{warning}");
+    if let PipelineTarget::Server {
+        login, other_nodes, ..
+    } = &found
+    {
+        let mut shown = std::collections::BTreeSet::new();
+        for warning in std::iter::once(login)
+            .chain(other_nodes)
+            .flat_map(|l| &l.warnings)
+        {
+            if shown.insert(warning) {
+                tracing::warn!(target: "txlab::run", "{warning}");
+            }
         }
     }
     Ok(found)
@@ -111,28 +124,48 @@ pub(super) fn locate_target(
         DriverKind::Server(kind) => kind,
     };
     // The most specific source wins: the command line, the environment of this
-    // machine, then the pipeline file.
-    let url = access
-        .url
-        .clone()
-        .or_else(|| std::env::var(kind.url_env()).ok().filter(|u| !u.is_empty()))
-        .or_else(|| target.url.clone())
-        .ok_or_else(|| SetupError::NoServerUrl {
+    // machine, then the pipeline file. The environment names one server, so
+    // a pipeline that names a cluster's nodes keeps them.
+    let urls: Vec<String> = match (&access.url, &target.nodes) {
+        (Some(given), _) => split_nodes(given),
+        (None, Some(nodes)) => nodes.get_ref().clone(),
+        (None, None) => std::env::var(kind.url_env())
+            .ok()
+            .filter(|u| !u.is_empty())
+            .or_else(|| target.url.clone())
+            .map(|u| split_nodes(&u))
+            .unwrap_or_default(),
+    };
+    let Some(url) = urls.first().cloned() else {
+        return Err(SetupError::NoServerUrl {
             dialect: resolved.info.name.clone(),
             env: kind.url_env(),
             pipeline: resolved.pipeline.path.clone(),
-        })?;
-    let login = login(
-        kind,
-        &url,
-        &PasswordSources::from_process(access.password_file.clone()),
-    )?;
-    tracing::debug!(target: "txlab::run", "the password for {} comes from {}", redact_url(&url), login.source);
+        });
+    };
+    let sources = PasswordSources::from_process(access.password_file.clone());
+    let mut logins = Vec::with_capacity(urls.len());
+    for node in &urls {
+        let login = login(kind, node, &sources)?;
+        tracing::debug!(target: "txlab::run", "the password for {} comes from {}", redact_url(node), login.source);
+        logins.push(login);
+    }
+    let login = logins.remove(0);
     Ok(PipelineTarget::Server {
         kind,
         given_url: url,
         login,
+        other_nodes: logins,
     })
+}
+
+/// URLs separated by commas (a cluster's nodes), each trimmed.
+fn split_nodes(urls: &str) -> Vec<String> {
+    urls.split(',')
+        .map(str::trim)
+        .filter(|u| !u.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 fn target_location(
@@ -148,8 +181,10 @@ fn target_location(
             kind,
             given_url,
             login,
+            other_nodes,
         } => {
-            let server = ServerDatabases::new(kind, &login.url);
+            let server = ServerDatabases::new(kind, &login.url)
+                .with_other_nodes(other_nodes.into_iter().map(|l| l.url).collect());
             let command = clean_command(
                 &url_without_password(&given_url),
                 access.password_file.as_deref(),
@@ -219,6 +254,7 @@ impl Environment {
             },
             limits: e.session_limits(),
             reconnect_timeout: resolved.pipeline.pipeline.run.reconnect_timeout.0,
+            replication_timeout: resolved.pipeline.pipeline.target.replication_timeout.0,
             runtime,
             interrupt: Interrupt::default(),
             silent,

@@ -5,6 +5,7 @@ use super::install::{apply_setup, install, read_tables};
 use super::{bounded, Database, InstalledTables, TargetError};
 use crate::driver::{Deadlines, Driver, Interrupt, Monitor, Session};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 use txlab_loader::DialectHandle;
 use txlab_plugin_api::ir::*;
 
@@ -13,6 +14,26 @@ pub(super) struct Pooled {
     pub(super) session: Box<dyn Session>,
     pub(super) setup: Option<SessionSetup>,
 }
+
+impl Pooled {
+    fn node(&self) -> usize {
+        self.session.key().node
+    }
+}
+
+/// What the nodes of a cluster held after a case.
+#[derive(Debug, Default)]
+pub struct NodesRead {
+    /// Nodes whose tables still differed from the first node's when the
+    /// host stopped waiting.
+    pub disagreeing: Vec<NodeState>,
+    /// How long the host waited for them to agree.
+    pub waited: Duration,
+}
+
+/// How often a node that does not yet hold the first node's tables is read
+/// again.
+const NODE_POLL: Duration = Duration::from_millis(5);
 
 /// A worker's database for running cases. Every operation on the server
 /// runs within a deadline (`Deadlines::statement`) and gives up when the run
@@ -27,6 +48,11 @@ pub struct CaseDb {
     tables: InstalledTables,
     deadlines: Deadlines,
     interrupt: Interrupt,
+    /// One session per node after the first of a cluster, to read its
+    /// tables; empty for one server.
+    node_readers: Vec<Box<dyn Session>>,
+    /// How long to wait for a cluster's nodes to agree.
+    replication_timeout: Duration,
     /// An operation was cut off: the connections are in no known state.
     stale: bool,
     /// Resets and set-ups as one request each (`ExecutorSettings::batch`).
@@ -52,6 +78,8 @@ impl CaseDb {
             apply_setup(admin.as_mut(), admin_setup, false),
         )
         .await?;
+        let node_readers =
+            open_node_readers(driver.as_ref(), admin_setup, deadlines, &interrupt).await?;
         Ok(CaseDb {
             driver,
             monitor,
@@ -61,9 +89,22 @@ impl CaseDb {
             tables: InstalledTables::default(),
             deadlines,
             interrupt,
+            node_readers,
+            replication_timeout: Duration::from_secs(10),
             stale: false,
             batch: true,
         })
+    }
+
+    /// How long to wait for a cluster's nodes to agree (after loading the
+    /// tables, and before the final state counts as read).
+    pub fn set_replication_timeout(&mut self, timeout: Duration) {
+        self.replication_timeout = timeout;
+    }
+
+    /// How many nodes the target has.
+    pub fn nodes(&self) -> usize {
+        self.driver.nodes()
     }
 
     /// Whether resets and session set-ups go as one request each (the
@@ -123,6 +164,13 @@ impl CaseDb {
         let setup = apply_setup(admin.as_mut(), &self.admin_setup, false);
         let (deadline, interrupt) = (self.deadlines.statement, self.interrupt.clone());
         bounded(deadline, &interrupt, "setting up a session", setup).await?;
+        self.node_readers = open_node_readers(
+            self.driver.as_ref(),
+            &self.admin_setup,
+            self.deadlines,
+            &self.interrupt,
+        )
+        .await?;
         self.monitor = monitor;
         self.admin = admin;
         self.pool.clear();
@@ -160,42 +208,148 @@ impl CaseDb {
         let result = bounded(deadline, &interrupt, "resetting the case's tables", reset).await;
         // Cut off, the install may have done anything.
         self.tables.set(installed.filter(|_| result.is_ok()));
-        self.check(result)
+        self.check(result)?;
+        if !self.node_readers.is_empty() {
+            // Every node must hold the case's tables before a transaction
+            // runs there.
+            let (_, read) = self
+                .read_nodes(rendered, "loading the case's tables")
+                .await?;
+            if let Some(behind) = read.disagreeing.first() {
+                let e = TargetError::Replication(format!(
+                    "node {} did not hold the case's tables as node 1 loaded them within {} ms",
+                    behind.node + 1,
+                    read.waited.as_millis()
+                ));
+                self.tables.forget();
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads every node until all hold the same tables, or the replication
+    /// timeout passes: the first node's state, and the nodes that still
+    /// differed from it. Each round reads the first node again too: it may
+    /// itself not have applied another node's commit yet.
+    async fn read_nodes(
+        &mut self,
+        rendered: &RenderedCase,
+        during: &str,
+    ) -> Result<(DbState, NodesRead), TargetError> {
+        let started = Instant::now();
+        let (deadline, interrupt) = (self.deadlines.statement, self.interrupt.clone());
+        let batch = self.batch;
+        loop {
+            let first = self.read_state(rendered).await?;
+            let mut disagreeing = Vec::new();
+            for (i, reader) in self.node_readers.iter_mut().enumerate() {
+                let node = i as u32 + 1;
+                let read = read_tables(reader.as_mut(), &rendered.read_state, batch);
+                let what = format!("reading node {} while {during}", node + 1);
+                // A table the node has not created yet reads as an error:
+                // not replicated yet, as long as the wait lasts.
+                let state = match bounded(deadline, &interrupt, &what, read).await {
+                    Ok(state) => Some(state),
+                    Err(e @ (TargetError::NoAnswer(_) | TargetError::Interrupted)) => {
+                        return Err(e)
+                    }
+                    Err(_) => None,
+                };
+                if state.as_ref() != Some(&first) {
+                    disagreeing.push(NodeState {
+                        node,
+                        state: state.unwrap_or_default(),
+                    });
+                }
+            }
+            let waited = started.elapsed();
+            if disagreeing.is_empty() || waited >= self.replication_timeout {
+                return Ok((
+                    first,
+                    NodesRead {
+                        disagreeing,
+                        waited,
+                    },
+                ));
+            }
+            if interrupt
+                .or_stop(tokio::time::sleep(NODE_POLL))
+                .await
+                .is_none()
+            {
+                return Err(TargetError::Interrupted);
+            }
+        }
+    }
+
+    /// The final state on the first node, and on a cluster the nodes that
+    /// still differ from it once they had the replication timeout to agree
+    /// (the first node's state is then the one read last).
+    pub async fn read_final_states(
+        &mut self,
+        rendered: &RenderedCase,
+    ) -> Result<(DbState, NodesRead), TargetError> {
+        if self.node_readers.is_empty() {
+            let first = self.read_state(rendered).await?;
+            return Ok((first, NodesRead::default()));
+        }
+        let read = self.read_nodes(rendered, "reading the final state").await;
+        self.check(read)
     }
 
     /// Sessions set up as asked, one per entry, reusing those of earlier cases;
     /// a session already set up the same way is not set up again.
+    ///
+    /// On a cluster, entry `i` gets a session on node `i mod nodes`
+    /// ([`CaseDb::node_of`]).
     pub async fn sessions(
         &mut self,
         setups: &[SessionSetup],
     ) -> Result<Vec<Box<dyn Session>>, TargetError> {
-        while self.pool.len() < setups.len() {
-            let session = self.connect().await;
-            let session = self.check(session)?;
-            self.pool.push(Pooled {
-                session,
-                setup: None,
-            });
+        let nodes = self.nodes();
+        for node in 0..nodes {
+            let need = (0..setups.len()).filter(|&i| i % nodes == node).count();
+            let have = self.pool.iter().filter(|p| p.node() == node).count();
+            for _ in have..need {
+                let session = match self.interrupt.or_stop(self.driver.connect_to(node)).await {
+                    None => Err(TargetError::Interrupted),
+                    Some(connected) => connected.map_err(TargetError::from),
+                };
+                let session = self.check(session)?;
+                self.pool.push(Pooled {
+                    session,
+                    setup: None,
+                });
+            }
         }
         let (deadline, interrupt) = (self.deadlines.statement, self.interrupt.clone());
         let batch = self.batch;
         let mut out = Vec::with_capacity(setups.len());
-        // With fewer round trips, each set-up takes a kept session already
-        // set up that way where there is one; the others take the first ones left.
+        // With fewer round trips, each set-up takes a kept session of its
+        // node already set up that way where there is one; the others take
+        // the first ones of their node left.
         let mut chosen: Vec<Option<Pooled>> = setups.iter().map(|_| None).collect();
         if batch {
-            for (slot, setup) in chosen.iter_mut().zip(setups) {
-                if let Some(i) = self
+            for (i, (slot, setup)) in chosen.iter_mut().zip(setups).enumerate() {
+                if let Some(at) = self
                     .pool
                     .iter()
-                    .position(|p| p.setup.as_ref() == Some(setup))
+                    .position(|p| p.node() == i % nodes && p.setup.as_ref() == Some(setup))
                 {
-                    *slot = Some(self.pool.remove(i));
+                    *slot = Some(self.pool.remove(at));
                 }
             }
         }
-        for slot in chosen.iter_mut().filter(|s| s.is_none()) {
-            *slot = Some(self.pool.remove(0));
+        for (i, slot) in chosen.iter_mut().enumerate() {
+            if slot.is_none() {
+                let at = self
+                    .pool
+                    .iter()
+                    .position(|p| p.node() == i % nodes)
+                    .expect("a session of every node was connected above");
+                *slot = Some(self.pool.remove(at));
+            }
         }
         for (mut pooled, setup) in chosen.into_iter().flatten().zip(setups) {
             if pooled.setup.as_ref() != Some(setup) {
@@ -238,10 +392,41 @@ impl CaseDb {
         Ok(())
     }
 
+    /// The node transaction `txn` of a case runs on.
+    pub fn node_of(&self, txn: usize) -> usize {
+        txn % self.nodes()
+    }
+
     pub async fn read_state(&mut self, rendered: &RenderedCase) -> Result<DbState, TargetError> {
         let (deadline, interrupt) = (self.deadlines.statement, self.interrupt.clone());
         let read = read_tables(self.admin.as_mut(), &rendered.read_state, self.batch);
         let result = bounded(deadline, &interrupt, "reading the final state", read).await;
         self.check(result)
     }
+}
+
+/// Sessions that read the tables of a cluster's nodes after the first, set
+/// up as the loading session is; none for one server.
+async fn open_node_readers(
+    driver: &dyn Driver,
+    admin_setup: &SessionSetup,
+    deadlines: Deadlines,
+    interrupt: &Interrupt,
+) -> Result<Vec<Box<dyn Session>>, TargetError> {
+    let mut readers = Vec::new();
+    for node in 1..driver.nodes() {
+        let mut reader = match interrupt.or_stop(driver.connect_to(node)).await {
+            None => return Err(TargetError::Interrupted),
+            Some(connected) => connected?,
+        };
+        bounded(
+            deadlines.statement,
+            interrupt,
+            "setting up a session",
+            apply_setup(reader.as_mut(), admin_setup, false),
+        )
+        .await?;
+        readers.push(reader);
+    }
+    Ok(readers)
 }

@@ -13,7 +13,7 @@ mod servers;
 mod sqlite_dir;
 mod tables;
 
-pub use case_db::CaseDb;
+pub use case_db::{CaseDb, NodesRead};
 pub use leftovers::{clean_command, leftovers_of_this_process, shell_quote, Leftovers};
 pub use scratch_db::ScratchDb;
 pub use server_facts::read_server_facts;
@@ -22,8 +22,9 @@ pub use sqlite_dir::{sqlite_dir, RunDirGuard, MARK_FILE, RUN_DIR_PREFIX};
 pub use tables::{Database, InstalledTables};
 
 use crate::driver::{
-    within, Driver, DriverError, DriverKind, Interrupt, LockProbeSpec, MysqlDriver, NoAnswer,
-    PostgresDriver, QueryResult, ServerKind, SqliteDriver, SqliteOptions, Timeouts, UnknownDriver,
+    within, ClusterDriver, Driver, DriverError, DriverKind, Interrupt, LockProbeSpec, MysqlDriver,
+    NoAnswer, PostgresDriver, QueryResult, ServerKind, SqliteDriver, SqliteOptions, Timeouts,
+    UnknownDriver,
 };
 use crate::executor::{success_outcome, ErrorClassifier};
 use std::future::Future;
@@ -68,6 +69,9 @@ pub enum TargetError {
     /// The run was asked to stop while the host waited for the server.
     #[error("the run was interrupted while waiting for the server")]
     Interrupted,
+    /// A cluster's node did not hold what the first node wrote in time.
+    #[error("{0}")]
+    Replication(String),
 }
 
 impl TargetError {
@@ -148,27 +152,32 @@ pub async fn open_driver(
                 timeouts,
             })?))
         }
-        (DriverKind::Server(ServerKind::Mysql), TargetLocation::Server(server))
-            if server.kind == ServerKind::Mysql =>
-        {
+        (DriverKind::Server(kind), TargetLocation::Server(server)) if server.kind == kind => {
+            // On a cluster the database is created through the first node,
+            // which replicates it to the others.
             let db = within(deadline, creating, server.create(name)).await??;
-            Ok(Box::new(MysqlDriver::new(
-                server.url(),
-                &db,
-                probe.clone(),
-                info.session_control.clone(),
-            )?))
-        }
-        (DriverKind::Server(ServerKind::Postgres), TargetLocation::Server(server))
-            if server.kind == ServerKind::Postgres =>
-        {
-            let db = within(deadline, creating, server.create(name)).await??;
-            Ok(Box::new(PostgresDriver::new(
-                server.url(),
-                &db,
-                probe.clone(),
-                info.session_control.clone(),
-            )?))
+            let mut nodes: Vec<Box<dyn Driver>> = Vec::new();
+            for url in server.node_urls() {
+                nodes.push(match kind {
+                    ServerKind::Mysql => Box::new(MysqlDriver::new(
+                        url,
+                        &db,
+                        probe.clone(),
+                        info.session_control.clone(),
+                    )?),
+                    ServerKind::Postgres => Box::new(PostgresDriver::new(
+                        url,
+                        &db,
+                        probe.clone(),
+                        info.session_control.clone(),
+                    )?),
+                });
+            }
+            if nodes.len() == 1 {
+                Ok(nodes.remove(0))
+            } else {
+                Ok(Box::new(ClusterDriver::new(nodes)))
+            }
         }
         (driver, location) => Err(TargetError::WrongLocation {
             dialect: info.name.clone(),

@@ -29,6 +29,10 @@ pub struct ServerDatabases {
     history: Mutex<Vec<String>>,
     /// The `txlab clean` command that drops what the run could not.
     clean_command: String,
+    /// A cluster's nodes after the first (`url`), as configured. The run's
+    /// databases are created and dropped through the first node; the
+    /// cluster replicates them.
+    other_nodes: Vec<String>,
 }
 
 fn run_tag() -> String {
@@ -67,7 +71,21 @@ impl ServerDatabases {
             open: Arc::new(Mutex::new(Vec::new())),
             registered: Once::new(),
             history: Mutex::new(Vec::new()),
+            other_nodes: Vec::new(),
         }
+    }
+
+    /// The same server as one node of a cluster, with the others' URLs.
+    pub fn with_other_nodes(mut self, urls: Vec<String>) -> Self {
+        self.other_nodes = urls;
+        self
+    }
+
+    /// Every node's URL, the first node's first; one for a single server.
+    pub fn node_urls(&self) -> Vec<&str> {
+        std::iter::once(self.url.as_str())
+            .chain(self.other_nodes.iter().map(String::as_str))
+            .collect()
     }
 
     /// Sets the `txlab clean` command a run that cannot drop its databases

@@ -283,6 +283,43 @@ pub struct History {
     /// histories of hosts older than IR 1.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_lost: Option<ServerLoss>,
+    /// The case ran on a cluster target (several nodes): where each
+    /// transaction ran, and the nodes whose tables still differed from the
+    /// first node's once the case settled. Absent for one server. IR 1.2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterRun>,
+}
+
+/// A case's run on a cluster target. IR 1.2.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClusterRun {
+    /// How many nodes the target has.
+    pub node_count: u32,
+    /// The node (from 0, in the target's order) each transaction ran on, by
+    /// transaction index.
+    pub nodes: Vec<u32>,
+    /// Nodes whose tables, read after the case, still differed from the
+    /// first node's (`History::final_state`) when the host stopped waiting
+    /// for replication to settle: the nodes disagree.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disagreeing: Vec<NodeState>,
+    /// How long the host waited for the nodes to agree, in milliseconds.
+    #[serde(default)]
+    pub settle_ms: u64,
+}
+
+/// The tables as one node of a cluster held them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NodeState {
+    pub node: u32,
+    pub state: DbState,
+}
+
+impl ClusterRun {
+    /// Whether the case's transactions ran on more than one node.
+    pub fn spans_nodes(&self) -> bool {
+        self.nodes.iter().any(|n| Some(n) != self.nodes.first())
+    }
 }
 
 /// A broken connection to the server, and what the host found after it.
@@ -360,6 +397,17 @@ impl fmt::Display for ServerLoss {
 pub struct ShapeError(pub String);
 
 impl History {
+    /// Whether the case's transactions ran on more than one node of a
+    /// cluster: one node's locks and views no longer describe the run.
+    pub fn spans_nodes(&self) -> bool {
+        self.cluster.as_ref().is_some_and(ClusterRun::spans_nodes)
+    }
+
+    /// The node transaction `txn` ran on, on a cluster target.
+    pub fn node_of(&self, txn: usize) -> Option<u32> {
+        self.cluster.as_ref()?.nodes.get(txn).copied()
+    }
+
     pub fn record(&self, at: StatementRef) -> Option<&StatementRecord> {
         self.statements.get(at.txn())?.get(at.stmt())
     }
@@ -596,6 +644,7 @@ mod tests {
             final_state: Some(DbState::default()),
             unobserved: vec![],
             server_lost: None,
+            cluster: None,
         };
         assert!(observed.unobserved_reasons(&case).is_empty());
 

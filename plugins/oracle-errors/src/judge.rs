@@ -159,6 +159,9 @@ fn statement_order(history: &History) -> Vec<StatementRef> {
 
 /// What `check` decides, given the classes `also_findings` adds.
 pub fn verdict(case: &TestCase, history: &History, dialect: &str, also: &[ErrorClass]) -> Verdict {
+    if let Some(finding) = nodes_disagree(history, dialect) {
+        return Verdict::Finding(finding);
+    }
     let mut problems: Vec<Problem<'_>> = Vec::new();
     if let Some(loss) = &history.server_lost {
         problems.push(Problem {
@@ -397,6 +400,82 @@ fn explanation(
     s.truncate(s.trim_end().len());
     s.push('\n');
     s
+}
+
+/// The model a cluster's replicas are held to.
+pub const REPLICA_MODEL: &str = "replica consistency: once a case has ended and replication \
+has settled, every node of a cluster holds the same rows";
+
+/// A cluster whose nodes still held different rows after the case, once the
+/// host had waited for replication to settle: whatever the isolation level,
+/// the nodes of one database must not diverge (Galera: "data consistency
+/// between the nodes is always guaranteed regardless of the isolation level
+/// chosen by the client", https://galeracluster.com/library/documentation/isolation-levels.html).
+fn nodes_disagree(history: &History, dialect: &str) -> Option<Finding> {
+    let cluster = history.cluster.as_ref()?;
+    let first = history.final_state.as_ref()?;
+    let node = cluster.disagreeing.first()?;
+    let mut differences = Vec::new();
+    for table in &first.tables {
+        let other = node.state.table(&table.table);
+        let (mine, theirs) = (
+            table.rows.len(),
+            other.map(|t| t.rows.len()).unwrap_or_default(),
+        );
+        if other.map(|t| &t.rows) != Some(&table.rows) {
+            let only_first = table
+                .rows
+                .iter()
+                .filter(|r| !other.is_some_and(|t| t.rows.contains(r)))
+                .count();
+            let only_node = other
+                .map(|t| t.rows.iter().filter(|r| !table.rows.contains(r)).count())
+                .unwrap_or_default();
+            differences.push(format!(
+                "`{}`: node 1 holds {mine} rows and node {} {theirs}; {only_first} of node 1's rows are not on node {}, {only_node} of node {}'s are not on node 1",
+                table.table,
+                node.node + 1,
+                node.node + 1,
+                node.node + 1
+            ));
+        }
+    }
+    if differences.is_empty() {
+        differences.push(format!(
+            "node {} could not be read as node 1 was",
+            node.node + 1
+        ));
+    }
+    let title = format!(
+        "the cluster's nodes disagree: node {} differs from node 1 after the case",
+        node.node + 1
+    );
+    Some(Finding {
+        summary: format!(
+            "once a case has ended and replication has settled every node holds the same rows; here {title}"
+        ),
+        signature: "nodes-disagree".into(),
+        model: REPLICA_MODEL.into(),
+        assumed_semantics: format!(
+            "dialect `{dialect}`: the nodes replicate every committed transaction; the host waited {} ms for them to agree",
+            cluster.settle_ms
+        ),
+        explanation: format!(
+            "After the case the host read every table on each of the {} nodes and waited {} ms for them to agree; {} of them still differed from node 1. {}.",
+            cluster.node_count,
+            cluster.settle_ms,
+            cluster.disagreeing.len(),
+            differences.join("; ")
+        ),
+        evidence: json!({
+            "kind": "nodes_disagree",
+            "nodes": cluster.nodes,
+            "disagreeing": cluster.disagreeing,
+            "settle_ms": cluster.settle_ms,
+        }),
+        title,
+        files: Vec::new(),
+    })
 }
 
 fn assumed_semantics(dialect: &str, also: &[ErrorClass]) -> String {

@@ -74,6 +74,11 @@ impl Oracle for TrocOracle {
         if let Some(reason) = scope::outside(case, &self.dialect) {
             return Ok(Verdict::Undecided { reason });
         }
+        if history.spans_nodes() {
+            return Ok(Verdict::Undecided {
+                reason: "outside the model: the transactions ran on different nodes of a cluster, and Troc models one node's locks and views".into(),
+            });
+        }
         let table = &case.schema.tables[0];
         let Some(rid) = instrument::rid_column(table, &self.config.rid_column) else {
             return Ok(Verdict::Undecided {

@@ -206,6 +206,7 @@ pub(crate) fn write(input: &ExportInput<'_>) -> Result<String, ExportError> {
     let _ = writeln!(s, "\n{}\nEND\n", schedule.join("-"));
     let dbms = match input.dialect {
         "mariadb" | "tidb" => input.dialect,
+        "galera" => "mariadb",
         _ => "mysql",
     };
     let _ = writeln!(s, "{}", input.lead);

@@ -132,6 +132,20 @@ pub fn repro_sql(
         .map(|(i, t)| format!("{} {}", txn_label(i), t.isolation))
         .collect();
     let _ = writeln!(s, "-- isolation: {}", levels.join(", "));
+    if let Some(cluster) = &history.cluster {
+        let nodes: Vec<String> = cluster
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| format!("{} on node {}", txn_label(i), n + 1))
+            .collect();
+        let _ = writeln!(
+            s,
+            "-- cluster of {} nodes: {} (each session connects to its node; the tables are set up through node 1)",
+            cluster.node_count,
+            nodes.join(", ")
+        );
+    }
     if written != case.submitted_order {
         let order: Vec<String> = case.submitted_order.iter().map(|a| a.to_string()).collect();
         let _ = writeln!(s, "-- {SUBMITTED_ORDER} {}", order.join(" "));

@@ -30,7 +30,7 @@ impl Family {
     pub fn of_dialect(name: &str) -> Option<Family> {
         Some(match name {
             "sqlite" => Family::Sqlite,
-            "mariadb" | "mysql" | "tidb" => Family::Mysql,
+            "mariadb" | "mysql" | "tidb" | "galera" => Family::Mysql,
             "postgres" | "postgresql" | "cockroachdb" => Family::Postgres,
             "generic" => Family::Generic,
             _ => return None,

@@ -237,7 +237,10 @@ pub fn layout(history: &History) -> Timeline {
                         TxnEnd::Aborted { class, .. } => format!("aborted ({class})"),
                         TxnEnd::Unfinished => "unfinished".to_string(),
                     };
-                    format!("{} · {end}", t.isolation)
+                    match history.node_of(txn) {
+                        Some(n) => format!("{} · {end} · node {}", t.isolation, n + 1),
+                        None => format!("{} · {end}", t.isolation),
+                    }
                 }
                 None => String::new(),
             };
