@@ -304,9 +304,11 @@ impl StreamExecutor<'_> {
             .enable_all()
             .build()
             .map_err(SessionError::Runtime)?;
+        // On a cluster, session k runs its transactions on node k mod n.
         let mut conn = Connection {
             session: None,
             setup: None,
+            node: session % self.driver.nodes(),
         };
         let _leave = Leave(self.dealer, session);
         loop {
@@ -446,6 +448,8 @@ impl StreamExecutor<'_> {
 struct Connection {
     session: Option<Box<dyn Session>>,
     setup: Option<SessionSetup>,
+    /// The node of a cluster target it connects to (0 for one server).
+    node: usize,
 }
 
 impl Connection {
@@ -456,7 +460,7 @@ impl Connection {
     ) -> Result<&mut Box<dyn Session>, SessionError> {
         if self.session.is_none() {
             let session = driver
-                .connect()
+                .connect_to(self.node)
                 .await
                 .map_err(|e| SessionError::Connect(e.to_string()))?;
             self.session = Some(session);

@@ -49,6 +49,7 @@ pub fn check_window(
     txns: &[ListTxn],
     dialect: &DialectInfo,
     strict: bool,
+    start_order: bool,
     run_dir: &Path,
     summary: &mut RunSummary,
 ) -> Result<WindowResult, String> {
@@ -67,6 +68,7 @@ pub fn check_window(
         history,
         &Options {
             list_edges: false,
+            start_order,
             ..Options::default()
         },
     );
