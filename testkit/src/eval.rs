@@ -522,9 +522,9 @@ fn arithmetic(
         return Ok(Value::Null);
     }
     if matches!(left, Value::Decimal(_)) || matches!(right, Value::Decimal(_)) {
-        return Err(EvalError::Syntax(
-            "arithmetic on DECIMAL values is not supported by the in-memory database".into(),
-        ));
+        if let (Some(x), Some(y)) = (Exact::of(left)?, Exact::of(right)?) {
+            return decimal_arithmetic(op, x, y);
+        }
     }
     let (Some(x), Some(y)) = (numeric(left)?, numeric(right)?) else {
         return Err(EvalError::Data(format!(
@@ -538,6 +538,138 @@ fn arithmetic(
             .ok_or_else(|| EvalError::Data(format!("integer overflow in {x} {} {y}", op.sql()))),
         (x, y) => finite(float_op(x.as_f64(), y.as_f64())),
     }
+}
+
+/// An exact number: `mantissa / 10^scale`. DECIMAL values, integers and
+/// booleans are exact; a DECIMAL with a DOUBLE is computed as a DOUBLE, as
+/// MySQL and PostgreSQL do (MySQL manual, precision-math-expressions).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Exact {
+    mantissa: i128,
+    scale: u32,
+}
+
+/// More digits than any DECIMAL holds (65 in MySQL) need not be exact here.
+const MAX_EXACT_SCALE: u32 = 30;
+
+impl Exact {
+    fn of(value: &Value) -> Result<Option<Exact>, EvalError> {
+        Ok(match value {
+            Value::Int(i) => Some(Exact {
+                mantissa: i128::from(*i),
+                scale: 0,
+            }),
+            Value::Bool(b) => Some(Exact {
+                mantissa: i128::from(*b),
+                scale: 0,
+            }),
+            Value::Decimal(d) => Some(Exact::parse(d)?),
+            _ => None,
+        })
+    }
+
+    fn parse(text: &str) -> Result<Exact, EvalError> {
+        let bad = || EvalError::Data(format!("`{text}` is not a number"));
+        let t = text.trim();
+        let (negative, digits) = match t.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, t.strip_prefix('+').unwrap_or(t)),
+        };
+        let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+        if whole.is_empty() && fraction.is_empty()
+            || !whole
+                .bytes()
+                .chain(fraction.bytes())
+                .all(|b| b.is_ascii_digit())
+        {
+            return Err(bad());
+        }
+        let scale = u32::try_from(fraction.len()).map_err(|_| bad())?;
+        if scale > MAX_EXACT_SCALE {
+            return Err(bad());
+        }
+        let mantissa: i128 = format!("{whole}{fraction}")
+            .trim_start_matches('0')
+            .parse()
+            .or_else(|_| {
+                if whole.bytes().chain(fraction.bytes()).all(|b| b == b'0') {
+                    Ok(0)
+                } else {
+                    Err(bad())
+                }
+            })?;
+        Ok(Exact {
+            mantissa: if negative { -mantissa } else { mantissa },
+            scale,
+        })
+    }
+
+    /// The mantissa at a larger scale.
+    fn at_scale(self, scale: u32) -> Option<i128> {
+        self.mantissa
+            .checked_mul(10i128.checked_pow(scale - self.scale)?)
+    }
+
+    fn text(self) -> String {
+        let digits = self.mantissa.unsigned_abs().to_string();
+        let scale = self.scale as usize;
+        let padded = format!("{digits:0>width$}", width = scale + 1);
+        let (whole, fraction) = padded.split_at(padded.len() - scale);
+        let sign = if self.mantissa < 0 { "-" } else { "" };
+        if scale == 0 {
+            format!("{sign}{whole}")
+        } else {
+            format!("{sign}{whole}.{fraction}")
+        }
+    }
+}
+
+/// DECIMAL arithmetic, exact: a sum or difference has the larger scale of
+/// the two, a product the sum of their scales (MySQL manual,
+/// precision-math-decimal-characteristics; PostgreSQL numeric).
+fn decimal_arithmetic(op: BinaryOp, x: Exact, y: Exact) -> Result<Value, EvalError> {
+    let overflow = || {
+        EvalError::Data(format!(
+            "DECIMAL overflow in {} {} {}",
+            x.text(),
+            op.sql(),
+            y.text()
+        ))
+    };
+    let result = match op {
+        BinaryOp::Add | BinaryOp::Sub => {
+            let scale = x.scale.max(y.scale);
+            let (a, b) = (x.at_scale(scale), y.at_scale(scale));
+            let (Some(a), Some(b)) = (a, b) else {
+                return Err(overflow());
+            };
+            let mantissa = if op == BinaryOp::Add {
+                a.checked_add(b)
+            } else {
+                a.checked_sub(b)
+            };
+            Exact {
+                mantissa: mantissa.ok_or_else(overflow)?,
+                scale,
+            }
+        }
+        BinaryOp::Mul => {
+            let scale = x.scale + y.scale;
+            if scale > MAX_EXACT_SCALE {
+                return Err(overflow());
+            }
+            Exact {
+                mantissa: x.mantissa.checked_mul(y.mantissa).ok_or_else(overflow)?,
+                scale,
+            }
+        }
+        other => {
+            return Err(EvalError::Syntax(format!(
+                "unsupported DECIMAL operator {other:?}"
+            )))
+        }
+    };
+    Ok(Value::Decimal(result.text()))
 }
 
 fn finite(f: f64) -> Result<Value, EvalError> {
@@ -664,5 +796,71 @@ fn to_text(value: &Value) -> Option<String> {
         Value::Decimal(d) => Some(d.clone()),
         Value::Bool(b) => Some(if *b { "1" } else { "0" }.to_string()),
         Value::Null | Value::Bytes(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod decimal_tests {
+    use super::*;
+
+    fn dec(text: &str) -> Value {
+        Value::Decimal(text.into())
+    }
+
+    fn compute(op: BinaryOp, x: Value, y: Value) -> Value {
+        binary(op, &x, &y).unwrap()
+    }
+
+    #[test]
+    fn decimal_sums_and_differences_keep_the_larger_scale() {
+        assert_eq!(
+            compute(BinaryOp::Add, dec("1.50"), dec("2.00")),
+            dec("3.50")
+        );
+        assert_eq!(
+            compute(BinaryOp::Sub, dec("1.50"), dec("3.00")),
+            dec("-1.50")
+        );
+        assert_eq!(
+            compute(BinaryOp::Sub, dec("0.50"), dec("0.50")),
+            dec("0.00")
+        );
+        assert_eq!(
+            compute(BinaryOp::Add, dec("2.5000000000"), dec("0.25")),
+            dec("2.7500000000")
+        );
+        assert_eq!(
+            compute(BinaryOp::Sub, dec("0.25"), Value::Int(1)),
+            dec("-0.75")
+        );
+        assert_eq!(
+            compute(BinaryOp::Add, Value::Int(-3), dec("-.5")),
+            dec("-3.5")
+        );
+    }
+
+    #[test]
+    fn decimal_products_add_the_scales() {
+        assert_eq!(
+            compute(BinaryOp::Mul, dec("1.50"), dec("-2.0")),
+            dec("-3.000")
+        );
+        assert_eq!(
+            compute(BinaryOp::Mul, dec("0.05"), Value::Int(3)),
+            dec("0.15")
+        );
+    }
+
+    #[test]
+    fn a_decimal_with_a_double_or_null_is_not_exact() {
+        assert_eq!(
+            compute(BinaryOp::Add, dec("1.50"), Value::Float(0.25)),
+            Value::Float(1.75)
+        );
+        assert_eq!(
+            compute(BinaryOp::Add, dec("1.50"), Value::Null),
+            Value::Null
+        );
+        assert!(binary(BinaryOp::Add, &dec("1.5x"), &Value::Int(1)).is_err());
     }
 }

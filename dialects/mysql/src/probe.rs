@@ -3,15 +3,45 @@
 use crate::flavor::Flavor;
 use txlab_plugin_api::prelude::*;
 
-/// MySQL 8: `performance_schema.data_lock_waits` lists every InnoDB lock request
-/// that another lock blocks, by the requesting Performance Schema thread
-/// (https://dev.mysql.com/doc/refman/8.0/en/performance-schema-data-lock-waits-table.html);
+/// MySQL 8.4 and 9: `performance_schema.data_lock_waits` lists every InnoDB
+/// lock request that another lock blocks, with the transaction that requested
+/// it, `REQUESTING_ENGINE_TRANSACTION_ID`
+/// (https://dev.mysql.com/doc/refman/8.4/en/performance-schema-data-lock-waits-table.html,
+/// https://dev.mysql.com/doc/refman/9.7/en/performance-schema-data-lock-waits-table.html).
+///
+/// The session is found through its transaction, not through
+/// `REQUESTING_THREAD_ID`: that column is the Performance Schema thread that
+/// created the lock struct (InnoDB's `lock_t::m_psi_internal_thread_id`, set
+/// to the current thread when a lock is created), and when another session
+/// moves a record that has waiting lock requests on it (an UPDATE that makes
+/// the row longer, a rollback, a page reorganisation) InnoDB creates those
+/// requests anew in that session's thread. From then on the blocker is named
+/// as the requester and the waiter not at all: on MySQL 9.7.4 a blocker that
+/// updated the row its waiter waited for again, with a longer value, was
+/// shown waiting and the waiter not, every time (`tests/probe_mysql9.rs`).
+/// Table locks do not move: a transaction's IS or IX lock on a table, which
+/// it takes in its own thread (InnoDB's `lock_table()`) before any row lock
+/// in that table, and a table lock it waits for, are listed in
+/// `performance_schema.data_locks` with the transaction that owns them
+/// (`ENGINE_TRANSACTION_ID`) and the thread that created them (`THREAD_ID`)
+/// (https://dev.mysql.com/doc/refman/8.4/en/performance-schema-data-locks-table.html,
+/// https://dev.mysql.com/doc/refman/9.7/en/performance-schema-data-locks-table.html).
 /// `threads.PROCESSLIST_ID` is that thread's connection id, the value of
-/// `CONNECTION_ID()` (https://dev.mysql.com/doc/refman/8.0/en/performance-schema-threads-table.html).
-/// The tables read live lock-system state, with no cache in between.
+/// `CONNECTION_ID()`
+/// (https://dev.mysql.com/doc/refman/8.4/en/performance-schema-threads-table.html,
+/// https://dev.mysql.com/doc/refman/9.7/en/performance-schema-threads-table.html).
+/// The count is that of the waiting requests of the session's transaction.
+/// The tables read live lock-system state, with no cache in between;
+/// `INFORMATION_SCHEMA.INNODB_TRX`, which names a transaction's connection,
+/// is served from a buffer that InnoDB fills again only once 0.1 s have
+/// passed since it was last read
+/// (https://dev.mysql.com/doc/refman/8.4/en/innodb-information-schema-internal-data.html),
+/// so a probe that polls it sees a frozen state.
 const MYSQL_PROBE: &str = "SELECT COUNT(*) FROM performance_schema.data_lock_waits w \
-     JOIN performance_schema.threads t ON t.THREAD_ID = w.REQUESTING_THREAD_ID \
-     WHERE t.PROCESSLIST_ID = {session}";
+     WHERE w.REQUESTING_ENGINE_TRANSACTION_ID IN (\
+     SELECT l.ENGINE_TRANSACTION_ID FROM performance_schema.data_locks l \
+     JOIN performance_schema.threads t ON t.THREAD_ID = l.THREAD_ID \
+     WHERE l.LOCK_TYPE = 'TABLE' AND t.PROCESSLIST_ID = {session})";
 
 /// TiDB: `TIDB_TRX` has one row per transaction of this TiDB node, with the
 /// session it belongs to; its state is `LockWaiting` from the start of every
@@ -242,6 +272,25 @@ FILE I/O
                 Some(true)
             );
         }
+    }
+
+    /// MySQL's probe counts the waits of the session's transaction, found
+    /// by its table locks, not by the thread that created the waiting lock.
+    #[test]
+    fn mysql_probes_by_the_sessions_transaction() {
+        let LockProbe::Query { sql } = lock_probe(Flavor::Mysql) else {
+            panic!("MySQL probes with a query");
+        };
+        assert!(sql.starts_with("SELECT COUNT(*) FROM performance_schema.data_lock_waits w "));
+        assert!(
+            sql.contains("w.REQUESTING_ENGINE_TRANSACTION_ID IN (SELECT l.ENGINE_TRANSACTION_ID FROM performance_schema.data_locks l "),
+            "{sql}"
+        );
+        assert!(sql.contains("l.LOCK_TYPE = 'TABLE'"), "{sql}");
+        assert!(sql.contains("t.THREAD_ID = l.THREAD_ID"), "{sql}");
+        assert!(!sql.contains("REQUESTING_THREAD_ID"), "{sql}");
+        assert_eq!(sql.matches("{session}").count(), 1, "{sql}");
+        assert!(sql.ends_with("t.PROCESSLIST_ID = {session})"), "{sql}");
     }
 
     #[test]

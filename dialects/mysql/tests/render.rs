@@ -602,6 +602,14 @@ fn lock_probes_per_flavor() {
         panic!("MySQL probes with a query");
     };
     assert!(sql.contains("performance_schema.data_lock_waits"), "{sql}");
+    // The waiting transaction, found by the table locks its own thread took:
+    // data_lock_waits.REQUESTING_THREAD_ID can name the blocker.
+    assert!(
+        sql.contains("w.REQUESTING_ENGINE_TRANSACTION_ID IN (SELECT l.ENGINE_TRANSACTION_ID"),
+        "{sql}"
+    );
+    assert!(sql.contains("LOCK_TYPE = 'TABLE'"), "{sql}");
+    assert!(!sql.contains("REQUESTING_THREAD_ID"), "{sql}");
     assert!(sql.contains("PROCESSLIST_ID = {session}"), "{sql}");
     let LockProbe::Query { sql } = probe(&tidb(TxnMode::Optimistic)) else {
         panic!("TiDB probes with a query");

@@ -4,7 +4,10 @@
 //! had to wait for the key, fails as a duplicate key, like an INSERT whose key
 //! the holder committed), `R` (read, returns one row),
 //! `FAIL <code>` (an error with that vendor code), `FREEZE` (the server stops
-//! answering anything, as a process under SIGSTOP). Lock grants happen under one
+//! answering anything, as a process under SIGSTOP), `SHOWN_WAITING <ms>` (a
+//! statement the monitor shows waiting for a lock for that long, which then
+//! succeeds without any release: a lock-wait probe that names the wrong
+//! session, as MySQL's data_lock_waits can). Lock grants happen under one
 //! mutex when the holder releases, so the monitor's answers are always current.
 
 use crate::driver::{DriverError, Monitor, QueryResult, Session, SessionKey};
@@ -26,6 +29,19 @@ struct State {
     cancelled: Vec<u64>,
     /// Sessions whose connection "breaks" at their next statement.
     broken: Vec<u64>,
+    /// Deadlock victims whose error is still to be sent.
+    victims: Vec<u64>,
+}
+
+/// Deadlocks found in the background, as MySQL 8.0.18 and later find them:
+/// the request that closes a wait cycle waits like any other; `detect_after`
+/// later the transaction it waits for is the victim, whose locks are released
+/// at once (so the waiting request is granted and replies), and whose own
+/// statement gets its deadlock error `error_after` after that.
+#[derive(Clone, Copy, Debug)]
+pub struct BackgroundDeadlocks {
+    pub detect_after: std::time::Duration,
+    pub error_after: std::time::Duration,
 }
 
 #[derive(Clone)]
@@ -34,6 +50,10 @@ pub struct FakeDb {
     notify: Arc<Notify>,
     /// Report deadlocks (like InnoDB) or let them hang (to test stalls).
     pub detect_deadlocks: bool,
+    /// Find them in the background, with a late error for the victim; else
+    /// the request that closes the cycle fails at once (MariaDB, MySQL
+    /// before 8.0.18).
+    pub background_deadlocks: Option<BackgroundDeadlocks>,
     /// Whether the monitor can tell lock waits at all.
     pub probe_works: bool,
     /// How long COMMIT and ROLLBACK take to reply after releasing their locks,
@@ -49,6 +69,7 @@ impl FakeDb {
             state: Arc::default(),
             notify: Arc::new(Notify::new()),
             detect_deadlocks: true,
+            background_deadlocks: None,
             probe_works: true,
             end_reply_delay: std::time::Duration::ZERO,
             frozen: Arc::default(),
@@ -88,6 +109,14 @@ impl FakeDb {
 
     fn release(&self, session: u64) {
         let mut st = self.state.lock().unwrap();
+        Self::release_locked(&mut st, session);
+        drop(st);
+        self.notify.notify_waiters();
+    }
+
+    /// Releases `session`'s locks and grants them to waiters; the caller
+    /// notifies them.
+    fn release_locked(st: &mut State, session: u64) {
         st.locks.retain(|_, holder| *holder != session);
         // Grant freed keys to waiters right away, in session order.
         let mut waiters: Vec<(u64, String)> =
@@ -99,6 +128,31 @@ impl FakeDb {
                 st.waiting.remove(&s);
             }
         }
+    }
+
+    /// The background deadlock search: when `session` still waits for a lock
+    /// whose holder waits for one of `session`'s, the holder is the victim.
+    fn find_deadlock(&self, session: u64) {
+        let mut st = self.state.lock().unwrap();
+        let holder = st
+            .waiting
+            .get(&session)
+            .and_then(|k| st.locks.get(k))
+            .copied();
+        let Some(holder) = holder else {
+            return;
+        };
+        let cycle = st
+            .waiting
+            .get(&holder)
+            .and_then(|k| st.locks.get(k))
+            .is_some_and(|h| *h == session);
+        if !cycle {
+            return;
+        }
+        st.waiting.remove(&holder);
+        st.victims.push(holder);
+        Self::release_locked(&mut st, holder);
         drop(st);
         self.notify.notify_waiters();
     }
@@ -148,8 +202,24 @@ impl Session for FakeSession {
                 affected: 0,
             }),
             (Some("FAIL"), Some(code)) => Err(error(code.parse().unwrap(), "injected")),
+            (Some("SHOWN_WAITING"), Some(ms)) => {
+                let shown = std::time::Duration::from_millis(ms.parse().unwrap());
+                let pseudo_key = format!("shown-waiting-{}", self.id);
+                self.db
+                    .state
+                    .lock()
+                    .unwrap()
+                    .waiting
+                    .insert(self.id, pseudo_key);
+                tokio::time::sleep(shown).await;
+                self.db.state.lock().unwrap().waiting.remove(&self.id);
+                Ok(QueryResult {
+                    affected: 1,
+                    ..QueryResult::default()
+                })
+            }
             (Some(command @ ("W" | "WD")), Some(key)) => {
-                {
+                let detect_later = {
                     let mut st = self.db.state.lock().unwrap();
                     st.cancelled.retain(|s| *s != self.id);
                     match st.locks.get(key).copied() {
@@ -171,16 +241,37 @@ impl Session for FakeSession {
                                 .waiting
                                 .get(&holder)
                                 .and_then(|k| st.locks.get(k))
-                                .is_some_and(|h| *h == self.id);
-                            if cycle && self.db.detect_deadlocks {
+                                .is_some_and(|h| *h == self.id)
+                                && self.db.detect_deadlocks;
+                            let late = self.db.background_deadlocks.filter(|_| cycle);
+                            if cycle && late.is_none() {
                                 return Err(error(1213, "Deadlock found when trying to get lock"));
                             }
                             st.waiting.insert(self.id, key.to_string());
+                            late
                         }
                     }
+                };
+                if let Some(late) = detect_later {
+                    tokio::time::sleep(late.detect_after).await;
+                    self.db.find_deadlock(self.id);
                 }
                 loop {
                     let notified = self.db.notify.notified();
+                    let victim = {
+                        let mut st = self.db.state.lock().unwrap();
+                        let victim = st.victims.iter().position(|v| *v == self.id);
+                        if let Some(i) = victim {
+                            st.victims.remove(i);
+                        }
+                        victim.is_some()
+                    };
+                    if victim {
+                        // Rolled back already; the error comes later.
+                        let late = self.db.background_deadlocks.expect("a late victim");
+                        tokio::time::sleep(late.error_after).await;
+                        return Err(error(1213, "Deadlock found when trying to get lock"));
+                    }
                     {
                         let mut st = self.db.state.lock().unwrap();
                         if st.locks.get(key) == Some(&self.id) {

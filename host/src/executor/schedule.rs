@@ -167,6 +167,14 @@ impl<'a> ScheduleExecutor<'a> {
     }
 }
 
+/// Errors with which the DBMS ends a lock wait on its own, whatever the other
+/// sessions do: a deadlock victim (chosen when a wait cycle forms) and a
+/// lock-wait timeout. A serialization failure is not one: PostgreSQL's
+/// second writer fails when the first one's COMMIT releases the row.
+fn ends_wait_by_itself(class: ErrorClass) -> bool {
+    matches!(class, ErrorClass::Deadlock | ErrorClass::LockWaitTimeout)
+}
+
 /// How long cancelling a statement may take when the run stops: a person
 /// pressed Ctrl-C and waits.
 const CANCEL_ON_STOP: Duration = Duration::from_secs(1);
@@ -251,7 +259,9 @@ struct Run<'r, 'a> {
     /// Replies received but not yet recorded, in arrival order.
     queue: VecDeque<Reply>,
     /// Resumed statements' replies that arrived while the current statement,
-    /// which may be what resumed them, was still in flight.
+    /// which may be what resumed them, was still in flight (not a deadlock
+    /// victim's or a lock-wait timeout's, nor one that arrived before the
+    /// current statement was sent).
     held: Vec<Reply>,
     /// The last statement that ended a transaction and so released its locks.
     last_release: Option<StatementRef>,
@@ -478,7 +488,8 @@ impl Run<'_, '_> {
     /// server may still send the resumed reply first, whether the resumed
     /// statement then succeeded or failed (an INSERT whose key the holder
     /// committed). Such replies are held until `current` replies and then
-    /// recorded on the right side of it.
+    /// recorded on the right side of it. A reply `current` cannot have
+    /// released is recorded in arrival order ([`Run::may_be_released_by`]).
     async fn reply_while_waiting(
         &mut self,
         current: StatementRef,
@@ -491,12 +502,34 @@ impl Run<'_, '_> {
             return self.process_queue().await;
         }
         let resumed = matches!(reply.tag, Tag::Statement(x) if self.phase(x) == Phase::Blocked(x));
-        if resumed {
+        if resumed && self.may_be_released_by(current, &reply)? {
             self.held.push(reply);
             return Ok(());
         }
         self.queue.push_back(reply);
         self.process_queue().await
+    }
+
+    /// Whether `current` may be what let the blocked statement of `reply` go
+    /// on. Not when the reply arrived before `current` was sent (it waited in
+    /// the channel while the executor was busy), nor when the statement ended
+    /// its wait by itself: a deadlock victim is chosen when a wait cycle
+    /// forms, never because a lock was released (MySQL 8.0.18 and later find
+    /// deadlocks in a background thread, and the victim's error often
+    /// arrives after the survivor's reply and while its next statement is in
+    /// flight), and a lock-wait timeout fires on the server's clock.
+    fn may_be_released_by(&self, current: StatementRef, reply: &Reply) -> Result<bool, ExecError> {
+        let Tag::Statement(at) = reply.tag else {
+            return Ok(false);
+        };
+        let sent = self.history.statements[current.txn()][current.stmt()].submitted_us;
+        if sent.is_some_and(|sent| self.micros(reply.at) < sent) {
+            return Ok(false);
+        }
+        Ok(match &reply.result {
+            Ok(_) => true,
+            Err(raw) => !ends_wait_by_itself(self.classify(at, raw)?.class),
+        })
     }
 
     /// Queues the held resumptions around the current statement's reply: after
@@ -662,12 +695,18 @@ impl Run<'_, '_> {
             self.history.transactions[at.txn()].ended_us = Some(completed);
             effect.released = true;
         }
+        // A deadlock victim or a lock-wait timeout was not let go on by a
+        // release: it resumed after nothing.
+        let resumed_after = match &outcome {
+            Outcome::Error(e) if ends_wait_by_itself(e.class) => None,
+            _ => self.last_release,
+        };
         let record = &mut self.history.statements[at.txn()][at.stmt()];
         record.completed_us = Some(completed);
         record.outcome = outcome;
         if was_blocked {
             if let Some(b) = &mut record.blocked {
-                b.resumed_after = self.last_release;
+                b.resumed_after = resumed_after;
             }
         }
         self.history.completion_order.push(at);

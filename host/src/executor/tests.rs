@@ -1,6 +1,6 @@
 //! The executor's blocking, resume and abort bookkeeping against the fake DBMS.
 
-use super::fake::{FakeClassifier, FakeDb};
+use super::fake::{BackgroundDeadlocks, FakeClassifier, FakeDb};
 use super::*;
 
 fn ir(sql: &str) -> Statement {
@@ -85,12 +85,21 @@ fn settings() -> ExecutorSettings {
 }
 
 async fn run(db: &FakeDb, txns: &[&[&str]], order: &[usize]) -> (History, ReturnedSessions) {
+    run_with(db, &FakeClassifier, txns, order).await
+}
+
+async fn run_with(
+    db: &FakeDb,
+    classifier: &dyn ErrorClassifier,
+    txns: &[&[&str]],
+    order: &[usize],
+) -> (History, ReturnedSessions) {
     let (case, rendered) = case(txns, order);
     let monitor = db.monitor();
     let exec = ScheduleExecutor {
         settings: settings(),
         monitor: &monitor,
-        classifier: &FakeClassifier,
+        classifier,
         interrupt: crate::driver::Interrupt::default(),
     };
     let (history, sessions) = exec.run(&case, &rendered, db.sessions(txns.len())).await;
@@ -253,6 +262,102 @@ async fn a_deadlock_makes_exactly_one_victim_whose_rest_is_not_sent() {
     assert_eq!(h.end_order(), vec![1, 0]);
     assert!(h.unobserved.is_empty(), "{:?}", h.unobserved);
     assert_eq!(sessions.iter().filter(|s| s.is_some()).count(), 2);
+}
+
+/// MySQL 8.0.18 and later: T2.3 closes the cycle and waits; the background
+/// search picks T1 as the victim and rolls it back, T2.3 goes on and replies,
+/// T2 sends its COMMIT, and only then does T1.3's deadlock error arrive.
+/// Nothing T2's COMMIT released let T1.3 end: its error is recorded where it
+/// arrived, before the COMMIT, and resumed after nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_deadlock_error_is_not_held_behind_the_survivors_commit() {
+    let mut db = FakeDb::new();
+    db.background_deadlocks = Some(BackgroundDeadlocks {
+        detect_after: Duration::from_millis(20),
+        error_after: Duration::from_millis(10),
+    });
+    db.end_reply_delay = Duration::from_millis(60);
+    let (h, sessions) = run(
+        &db,
+        &[
+            &["BEGIN", "W a", "W b", "COMMIT"],
+            &["BEGIN", "W b", "W a", "COMMIT"],
+        ],
+        &[1, 2, 1, 2, 1, 2, 1, 2],
+    )
+    .await;
+    let victim = h.record(r(1, 3)).unwrap();
+    let commit = h.record(r(2, 4)).unwrap();
+    assert!(
+        victim.completed_us > commit.submitted_us && victim.completed_us < commit.completed_us,
+        "the test did not make the victim's error arrive while the COMMIT was in flight: {h:?}"
+    );
+    assert_eq!(
+        order(&h),
+        ["T1.1", "T2.1", "T1.2", "T2.2", "T2.3", "T1.3", "T2.4"]
+    );
+    assert_eq!(
+        victim.outcome.error().map(|e| e.class),
+        Some(ErrorClass::Deadlock)
+    );
+    assert_eq!(victim.blocked.as_ref().unwrap().resumed_after, None);
+    assert_eq!(
+        h.transactions[0].end,
+        TxnEnd::Aborted {
+            by: r(1, 3),
+            class: ErrorClass::Deadlock
+        }
+    );
+    let survivor = h.record(r(2, 3)).unwrap();
+    assert_eq!(survivor.outcome, Outcome::Affected { rows: 1 });
+    assert!(survivor.blocked.is_some(), "T2.3 was seen waiting");
+    assert_eq!(h.transactions[1].end, TxnEnd::Committed);
+    assert!(h.unobserved.is_empty(), "{:?}", h.unobserved);
+    assert_eq!(sessions.iter().filter(|s| s.is_some()).count(), 2);
+}
+
+/// The fake's classification, taking a while over a duplicate key: an
+/// executor slow to send its next statement, as a debug build on a loaded
+/// machine is.
+struct SlowToClassifyDuplicates(Duration);
+
+impl ErrorClassifier for SlowToClassifyDuplicates {
+    fn classify(&self, raw: &RawDbError) -> Result<DbError, txlab_loader::CallError> {
+        if raw.code == Some(1062) {
+            std::thread::sleep(self.0);
+        }
+        FakeClassifier.classify(raw)
+    }
+}
+
+/// T1.2 shows as waiting and then replies by itself, while the executor is
+/// still busy with T2.2's error: the reply is in the channel before T2's
+/// COMMIT is sent, so the COMMIT cannot be what let it go on. It is recorded
+/// where it arrived, not held behind the COMMIT.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_that_arrived_before_the_statement_in_flight_was_sent_is_not_held() {
+    let mut db = FakeDb::new();
+    db.end_reply_delay = Duration::from_millis(40);
+    let (h, _) = run_with(
+        &db,
+        &SlowToClassifyDuplicates(Duration::from_millis(40)),
+        &[
+            &["BEGIN", "SHOWN_WAITING 10", "COMMIT"],
+            &["BEGIN", "FAIL 1062", "COMMIT"],
+        ],
+        &[1, 1, 2, 2, 1, 2],
+    )
+    .await;
+    let resumed = h.record(r(1, 2)).unwrap();
+    let commit = h.record(r(2, 3)).unwrap();
+    assert!(resumed.blocked.is_some(), "T1.2 was seen waiting");
+    assert!(
+        resumed.completed_us < commit.submitted_us,
+        "the test did not make T1.2's reply arrive before T2's COMMIT was sent: {h:?}"
+    );
+    assert_eq!(order(&h), ["T1.1", "T2.1", "T2.2", "T1.2", "T2.3", "T1.3"]);
+    assert_eq!(resumed.blocked.as_ref().unwrap().resumed_after, None);
+    assert_eq!(resumed.outcome, Outcome::Affected { rows: 1 });
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

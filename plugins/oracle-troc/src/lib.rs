@@ -96,15 +96,21 @@ impl Oracle for TrocOracle {
             table,
             rid,
         };
-        Ok(match walk.run(db)? {
+        let outcome = walk.run(db)?;
+        // A walk that found something had an order to walk in.
+        let order = || {
+            walk.order()
+                .unwrap_or_else(|| history.completion_order.clone())
+        };
+        Ok(match outcome {
             WalkOutcome::Agrees => Verdict::Pass,
             WalkOutcome::Undecided(reason) => Verdict::Undecided { reason },
             WalkOutcome::Differs(differences) => {
-                report::finding(case, history, &self.dialect, &differences)
+                report::finding(case, history, &order(), &self.dialect, &differences)
             }
             WalkOutcome::Permitted(differences) => {
                 let first = differences[0].kind;
-                let verdict = report::finding(case, history, &self.dialect, &differences);
+                let verdict = report::finding(case, history, &order(), &self.dialect, &differences);
                 match (verdict, self.config.findings) {
                     (Verdict::Finding(f), FindingsFrom::Vendor) => {
                         Verdict::VendorPermitted(report::permitted(f, first))

@@ -152,14 +152,9 @@ fn title(case: &TestCase, differences: &[Difference]) -> String {
     title
 }
 
-fn explanation(case: &TestCase, history: &History, differences: &[Difference]) -> String {
-    let mut md = String::from(
-        "Every statement was run alone, in autocommit mode, on the database view its transaction's isolation \
-         level allows at the point where it executed in the real run (the completion order), built from the row \
-         versions written so far. The real run differs from that model:\n\n",
-    );
-    let order: Vec<String> = history
-        .completion_order
+/// An order as the report shows it, with the statements that waited marked.
+fn order_text(history: &History, order: &[StatementRef]) -> String {
+    order
         .iter()
         .map(|at| {
             let waited = history.record(*at).is_some_and(|r| r.blocked.is_some());
@@ -169,8 +164,35 @@ fn explanation(case: &TestCase, history: &History, differences: &[Difference]) -
                 at.to_string()
             }
         })
-        .collect();
-    md.push_str(&format!("**Execution order:** {}\n\n", order.join(" ")));
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn explanation(
+    case: &TestCase,
+    history: &History,
+    order: &[StatementRef],
+    differences: &[Difference],
+) -> String {
+    let mut md = String::from(
+        "Every statement was run alone, in autocommit mode, on the database view its transaction's isolation \
+         level allows at the point where it executed in the real run (the execution order below), built from the \
+         row versions written so far. The real run differs from that model:\n\n",
+    );
+    md.push_str(&format!(
+        "**Execution order:** {}\n\n",
+        order_text(history, order)
+    ));
+    if order != history.completion_order.as_slice() {
+        md.push_str(&format!(
+            "The replies arrived in another order: {}. A statement that waited is placed after the \
+             statement that ended the other transaction and so released what it waited for: a COMMIT or \
+             ROLLBACK, which releases its locks before it replies, or the statement at which the other \
+             transaction was aborted (a deadlock victim is rolled back before the statement that waited for \
+             it goes on, but its error may arrive later).\n\n",
+            order_text(history, &history.completion_order)
+        ));
+    }
     for d in differences {
         md.push_str(&format!("### {}\n\n", heading(case, d)));
         if d.kind != DiffKind::FinalState {
@@ -230,23 +252,32 @@ pub fn permitted(mut f: Finding, first: DiffKind) -> Finding {
     f
 }
 
+/// The finding of `differences`, found walking the statements in `order`
+/// (the history's completion order, with the statements that waited placed
+/// after what released them).
 pub fn finding(
     case: &TestCase,
     history: &History,
+    order: &[StatementRef],
     dialect: &DialectInfo,
     differences: &[Difference],
 ) -> Verdict {
+    let labels = |order: &[StatementRef]| order.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    let mut evidence = json!({
+        "execution_order": labels(order),
+        "differences": differences,
+    });
+    if order != history.completion_order.as_slice() {
+        evidence["completion_order"] = json!(labels(&history.completion_order));
+    }
     Verdict::Finding(Finding {
         title: title(case, differences),
         signature: signature(case, &differences[0]),
         model: MODEL.into(),
         assumed_semantics: assumed_semantics(case, dialect),
-        explanation: explanation(case, history, differences),
+        explanation: explanation(case, history, order, differences),
         summary: lead(case, &differences[0]),
-        evidence: json!({
-            "execution_order": history.completion_order.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
-            "differences": differences,
-        }),
+        evidence,
         files: Vec::new(),
     })
 }

@@ -47,14 +47,43 @@ pub struct LiveDb {
     opts: Opts,
 }
 
+/// A live server the tests connect to: what it is, the environment variable
+/// with its URL, and the URL without it.
+pub struct LiveServer {
+    pub name: &'static str,
+    pub url_var: &'static str,
+    pub default_url: &'static str,
+}
+
+/// MariaDB 10.11, the server most live tests run against.
+pub const MARIADB: LiveServer = LiveServer {
+    name: "MariaDB",
+    url_var: "TXLAB_MYSQL_URL",
+    default_url: "mysql://root@127.0.0.1:3306",
+};
+
+/// MySQL 9.7, which `servers/servers.sh` starts from a Debian sid chroot.
+pub const MYSQL9: LiveServer = LiveServer {
+    name: "MySQL 9",
+    url_var: "TXLAB_MYSQL9_URL",
+    default_url: "mysql://txlab:txlab@127.0.0.1:3310",
+};
+
 /// A fresh database on the server at `TXLAB_MYSQL_URL` (default: the local
 /// server, user root), or `None` when it cannot be reached; see
 /// [`live::unavailable`].
 pub fn live_db(tag: &str) -> Option<LiveDb> {
-    let url = live::server_url("TXLAB_MYSQL_URL", "mysql://root@127.0.0.1:3306");
+    live_db_on(&MARIADB, tag)
+}
+
+/// A fresh database on `server`, or `None` when it cannot be reached; see
+/// [`live::unavailable`].
+pub fn live_db_on(on: &LiveServer, tag: &str) -> Option<LiveDb> {
+    let url = live::server_url(on.url_var, on.default_url);
+    let unavailable = |why: &str| live::unavailable(on.name, why);
     let server = match Opts::from_url(&url) {
         Ok(opts) => opts,
-        Err(e) => return unavailable(&format!("TXLAB_MYSQL_URL is not a MySQL URL: {e}")),
+        Err(e) => return unavailable(&format!("{} is not a MySQL URL: {e}", on.url_var)),
     };
     let name = live::unique_database_name(tag);
     let admin_opts = OptsBuilder::from_opts(server.clone())
@@ -74,10 +103,6 @@ pub fn live_db(tag: &str) -> Option<LiveDb> {
         .additional_capabilities(CapabilityFlags::CLIENT_FOUND_ROWS)
         .into();
     Some(LiveDb { name, opts })
-}
-
-fn unavailable(why: &str) -> Option<LiveDb> {
-    live::unavailable("MariaDB", why)
 }
 
 impl LiveDb {

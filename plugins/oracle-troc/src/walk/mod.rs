@@ -1,7 +1,8 @@
 //! The oracle's walk over the actual execution order (the history's completion
-//! order): for every statement it builds the view the statement's isolation
-//! level allows, runs the statement alone on it, compares with what the real run
-//! returned, and appends the statement's effect to the version chains.
+//! order, with each statement that waited placed after what released it): for
+//! every statement it builds the view the statement's isolation level allows,
+//! runs the statement alone on it, compares with what the real run returned,
+//! and appends the statement's effect to the version chains.
 //!
 //! - [`timing`]: the execution order, and what the history's clock says about
 //!   statements that overlapped;
@@ -93,6 +94,13 @@ impl Walk<'_> {
     /// when it began with [`Statement::BeginSnapshot`].
     fn snapshot(&self, t: usize) -> SnapshotPoint {
         self.case.transactions[t].snapshot_point(self.semantics(t))
+    }
+
+    /// The order the walk takes the statements in: the completion order,
+    /// with the moves [`Walk::execution_order`] makes; `None` where it has
+    /// none (the walk is then undecided).
+    pub fn order(&self) -> Option<Vec<StatementRef>> {
+        self.execution_order().ok()
     }
 
     pub fn run(&self, db: &mut dyn HostDb) -> Result<WalkOutcome, PluginError> {
