@@ -55,8 +55,11 @@ pub(super) async fn install(
 ) -> Result<(), TargetError> {
     let same = previous.as_ref() == Some(schema);
     create_tables(admin, dialect, previous, schema, &rendered.create, batch).await?;
-    load_rows(admin, previous, rendered, same, batch).await
+    load_rows(admin, dialect, previous, rendered, same, batch).await
 }
+
+/// How often a reset that lost a conflict is tried again.
+const RESET_ATTEMPTS: u32 = 4;
 
 /// The first half of [`install`]: drops the previous schema's tables and
 /// creates `schema`'s (`create`, as rendered) unless `previous` is `schema`.
@@ -102,6 +105,7 @@ async fn create_tables(
 /// emptying the tables first when they held a case before (`same`).
 async fn load_rows(
     admin: &mut dyn Session,
+    dialect: &DialectHandle,
     previous: &mut Option<Schema>,
     rendered: &RenderedCase,
     same: bool,
@@ -115,29 +119,54 @@ async fn load_rows(
     }
     load.extend(rendered.populate.iter().cloned());
     load.push(control.commit.clone());
-    let loaded = if batch {
-        admin.execute_batch(&load).await
-    } else {
-        let mut loaded = Ok(());
-        for (i, sql) in load.iter().enumerate() {
-            if let Err(error) = admin.execute(sql).await {
-                loaded = Err(BatchError { at: Some(i), error });
-                break;
+    let mut attempt = 1;
+    loop {
+        match load_once(admin, &load, batch).await {
+            Ok(()) => return Ok(()),
+            Err(e) => {
+                let _ = admin.execute(&control.rollback).await;
+                // On a cluster the reset can lose certification to a
+                // writeset of the case still being applied on its node
+                // (Galera reports 1213): the same reset a moment later finds
+                // it applied.
+                let conflict = dialect
+                    .classify_error(&e.error)
+                    .is_ok_and(|c| c.class.is_concurrency());
+                if conflict && attempt < RESET_ATTEMPTS {
+                    tokio::time::sleep(std::time::Duration::from_millis(10 * u64::from(attempt)))
+                        .await;
+                    attempt += 1;
+                    continue;
+                }
+                // Forget the schema so the next case starts from scratch.
+                *previous = None;
+                let sql = match e.at {
+                    Some(i) => load[i].clone(),
+                    None => load.join(";\n"),
+                };
+                return Err(run_error(&sql, "loading the initial rows", e.error));
             }
         }
-        loaded
-    };
-    if let Err(e) = loaded {
-        let _ = admin.execute(&control.rollback).await;
-        // Forget the schema so the next case starts from scratch.
-        *previous = None;
-        let sql = match e.at {
-            Some(i) => load[i].clone(),
-            None => load.join(";\n"),
-        };
-        return Err(run_error(&sql, "loading the initial rows", e.error));
     }
-    Ok(())
+}
+
+/// One try at loading the rows: `load` as one request or one statement at a
+/// time.
+async fn load_once(
+    admin: &mut dyn Session,
+    load: &[String],
+    batch: bool,
+) -> Result<(), BatchError> {
+    if batch {
+        admin.execute_batch(load).await
+    } else {
+        for (i, sql) in load.iter().enumerate() {
+            if let Err(error) = admin.execute(sql).await {
+                return Err(BatchError { at: Some(i), error });
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The error of a batch of (statement, what it was for): the statement that
@@ -262,5 +291,98 @@ fn no_result() -> RawDbError {
     RawDbError {
         message: "the driver returned no result for it".into(),
         ..RawDbError::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::{QueryResult, SessionKey};
+    use async_trait::async_trait;
+    use txlab_loader::DialectHandle;
+
+    /// A session whose first `fail` loads lose a conflict (MariaDB's 1213,
+    /// as a Galera node reports a lost certification), then succeed.
+    struct Losing {
+        fail: usize,
+        batches: usize,
+    }
+
+    #[async_trait]
+    impl Session for Losing {
+        fn key(&self) -> SessionKey {
+            SessionKey::server("1".into())
+        }
+
+        async fn execute(&mut self, _sql: &str) -> Result<QueryResult, RawDbError> {
+            Ok(QueryResult::default())
+        }
+
+        async fn execute_batch(&mut self, statements: &[String]) -> Result<(), BatchError> {
+            self.batches += 1;
+            if self.batches <= self.fail {
+                return Err(BatchError {
+                    at: Some(statements.len() - 1),
+                    error: RawDbError {
+                        code: Some(1213),
+                        sqlstate: Some("40001".into()),
+                        message: "Deadlock found when trying to get lock".into(),
+                        ..RawDbError::default()
+                    },
+                });
+            }
+            Ok(())
+        }
+    }
+
+    fn rendered() -> RenderedCase {
+        RenderedCase {
+            populate: vec!["INSERT INTO t VALUES (1)".into()],
+            clear: vec!["DELETE FROM t".into()],
+            ..RenderedCase::default()
+        }
+    }
+
+    /// A reset that loses a conflict is tried again; one that keeps losing
+    /// fails with the statement and the server's message.
+    #[tokio::test]
+    async fn a_reset_that_lost_a_conflict_is_tried_again() {
+        let dialect = DialectHandle::from_plugin::<txlab_mysql::MariadbDialect>("{}").unwrap();
+        let schema = Schema::default();
+        let mut session = Losing {
+            fail: 2,
+            batches: 0,
+        };
+        let mut previous = Some(schema.clone());
+        load_rows(
+            &mut session,
+            &dialect,
+            &mut previous,
+            &rendered(),
+            true,
+            true,
+        )
+        .await
+        .unwrap();
+        assert_eq!(session.batches, 3);
+        assert_eq!(previous, Some(schema.clone()));
+
+        let mut session = Losing {
+            fail: usize::MAX,
+            batches: 0,
+        };
+        let e = load_rows(
+            &mut session,
+            &dialect,
+            &mut previous,
+            &rendered(),
+            true,
+            true,
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(session.batches, RESET_ATTEMPTS as usize);
+        assert!(e.to_string().contains("Deadlock found"), "{e}");
+        assert_eq!(previous, None, "the next case starts from scratch");
     }
 }

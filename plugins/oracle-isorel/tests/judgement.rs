@@ -404,3 +404,62 @@ fn query_forms_are_undecided_never_findings() {
          query form reads or inserts carry no row identity and writers IsoRel can follow"
     );
 }
+
+/// T1 changes row 1 and commits; T2 starts after that and reads the row as
+/// it was. On one server a snapshot taken after T1's commit must hold T1's
+/// write: under snapshot isolation (PostgreSQL's REPEATABLE READ) that is
+/// G-SIb, a finding. On a cluster, with T1 and T2 on different nodes, T2's
+/// node may not have applied T1's commit yet (Galera's reads see the node's
+/// own state), so real time orders nothing there: no start-order claim.
+#[test]
+fn start_order_claims_are_made_on_one_server_and_not_across_a_clusters_nodes() {
+    let rr = IsolationLevel::RepeatableRead;
+    let t = t_table();
+    let case = case_of(
+        Schema {
+            tables: vec![t.clone()],
+        },
+        vec![rows_of(&t, vec![vec![Value::Int(1), Value::Int(10)]])],
+        vec![
+            explicit(
+                rr,
+                vec![
+                    Statement::Begin,
+                    update("t", vec![("v", int(11))], Some(eq(c("id"), int(1)))),
+                    Statement::Commit,
+                ],
+            ),
+            explicit(
+                rr,
+                vec![
+                    Statement::Begin,
+                    select("t", Some(eq(c("id"), int(1))), vec![]),
+                    Statement::Commit,
+                ],
+            ),
+        ],
+    );
+    let dialect = postgres();
+    let mut o = oracle(&dialect, "{}");
+    let case = o.prepare(case).unwrap();
+    let at = StatementRef::new;
+    let mut history = concurrent_history(&case, &[0, 0, 0, 1, 1, 1])
+        .outcome(at(0, 1), Outcome::Affected { rows: 1 })
+        .outcome(at(1, 1), rows(&[(1, 10, 1, "0")]))
+        .final_state(state(&[(1, 11, 1, "0,1")]))
+        .build();
+    let Verdict::Finding(f) = txlab_testkit::oracle::check(&mut o, &case, &history) else {
+        panic!("a snapshot that missed an earlier commit is a finding on one server");
+    };
+    assert!(f.signature.starts_with("G-SIb"), "{}", f.signature);
+    history.cluster = Some(ClusterRun {
+        node_count: 2,
+        nodes: vec![0, 1],
+        ..ClusterRun::default()
+    });
+    let verdict = txlab_testkit::oracle::check(&mut o, &case, &history);
+    assert!(
+        matches!(verdict, Verdict::Pass | Verdict::Allowed { .. }),
+        "{verdict:?}"
+    );
+}

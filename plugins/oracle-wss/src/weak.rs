@@ -307,6 +307,15 @@ pub fn exposures(
     out
 }
 
+/// Whether one of the runs refused the statement because its transaction
+/// had already failed (SQLSTATE 25P02 on PostgreSQL).
+fn in_aborted_transaction(outcome: &crate::compare::OutcomeDiff) -> bool {
+    [&outcome.serial, &outcome.concurrent].iter().any(|o| {
+        o.error()
+            .is_some_and(|e| e.class == ErrorClass::TransactionAborted)
+    })
+}
+
 /// Puts each difference down to an exposure: a table that differs to a
 /// write on it that missed a change; a write whose outcome differs to
 /// itself, or to a write on the same table sent before it replied (of its
@@ -340,17 +349,34 @@ pub fn explain(
             }
             on_table.into_iter().for_each(&mut take);
         }
-        for outcome in &d.outcomes {
-            let at = outcome.at;
+        // The exposures behind a statement's own outcome: itself, or a write
+        // on its table sent before it replied.
+        let own = |at: StatementRef| -> Vec<&Exposure> {
             let table = case.statement(at).and_then(Statement::table);
-            let behind: Vec<&Exposure> = exposures
+            exposures
                 .iter()
                 .filter(|e| {
                     e.write == at
                         || (Some(e.table.as_str()) == table
                             && matches!((sent(e.write), replied(at)), (Some(s), Some(r)) if s < r))
                 })
-                .collect();
+                .collect()
+        };
+        for outcome in &d.outcomes {
+            let at = outcome.at;
+            let mut behind = own(at);
+            if behind.is_empty() && in_aborted_transaction(outcome) {
+                // One run ended the transaction at an earlier statement whose
+                // outcome differs (PostgreSQL aborts a transaction at any
+                // error): this statement's outcome follows from that one's,
+                // and so does its explanation.
+                behind = d
+                    .outcomes
+                    .iter()
+                    .filter(|o| o.at.txn() == at.txn() && o.at.stmt() < at.stmt())
+                    .flat_map(|o| own(o.at))
+                    .collect();
+            }
             if behind.is_empty() {
                 let line = format!(
                     "the outcome of `{at}` ({}) differs, and neither it nor a write on its table before it missed another transaction's change",
@@ -365,4 +391,110 @@ pub fn explain(
     }
     used.sort_by_key(|e| (e.write, e.other_write));
     Explanation { used, unexplained }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::{OutcomeDiff, OutcomeDiffKind};
+    use txlab_testkit::build::*;
+    use txlab_testkit::concurrent_history;
+
+    fn failed(class: ErrorClass, sqlstate: &str) -> Outcome {
+        Outcome::Error(DbError {
+            class,
+            scope: ErrorScope::Transaction,
+            code: None,
+            sqlstate: Some(sqlstate.into()),
+            message: String::new(),
+        })
+    }
+
+    /// PostgreSQL (campaign on 17.12, postgres-17 seed 2026120201 case 3243):
+    /// T2's UPDATE missed T1's uncommitted rows (no predicate lock) and
+    /// affected none; serially it collides with a key and PostgreSQL aborts
+    /// the transaction, so T2's next write fails with "current transaction
+    /// is aborted" (25P02) there. That second difference follows from the
+    /// first and has its explanation, not a finding of its own.
+    #[test]
+    fn a_write_refused_because_an_earlier_difference_aborted_its_transaction_shares_its_explanation(
+    ) {
+        let t = table(
+            "t",
+            vec![col("id", ColumnType::Int), col("v", ColumnType::Int)],
+            &["id"],
+        );
+        let u = table("u", vec![col("b", ColumnType::Int)], &[]);
+        let case = case_of(
+            Schema { tables: vec![t, u] },
+            vec![],
+            vec![
+                explicit(
+                    IsolationLevel::ReadCommitted,
+                    vec![
+                        Statement::Begin,
+                        insert(
+                            "t",
+                            &["id", "v"],
+                            vec![vec![Value::Int(2), Value::Int(8)]],
+                            OnConflict::Error,
+                        ),
+                        Statement::Commit,
+                    ],
+                ),
+                explicit(
+                    IsolationLevel::ReadCommitted,
+                    vec![
+                        Statement::Begin,
+                        update("t", vec![("v", int(8))], None),
+                        delete("u", None),
+                        Statement::Commit,
+                    ],
+                ),
+            ],
+        );
+        // T1.1 T1.2 T2.1 T2.2 T1.3 (COMMIT) T2.3 T2.4
+        let history = concurrent_history(&case, &[0, 0, 1, 1, 0, 1, 1])
+            .outcomes([
+                (StatementRef::new(0, 1), Outcome::Affected { rows: 1 }),
+                (StatementRef::new(1, 1), Outcome::Affected { rows: 0 }),
+                (StatementRef::new(1, 2), Outcome::Affected { rows: 0 }),
+            ])
+            .build();
+        let differences = Differences {
+            tables: vec![],
+            outcomes: vec![
+                OutcomeDiff {
+                    at: StatementRef::new(1, 1),
+                    kind: OutcomeDiffKind::SucceededOnlyConcurrently,
+                    concurrent: Outcome::Affected { rows: 0 },
+                    serial: failed(ErrorClass::Constraint, "23505"),
+                },
+                OutcomeDiff {
+                    at: StatementRef::new(1, 2),
+                    kind: OutcomeDiffKind::SucceededOnlyConcurrently,
+                    concurrent: Outcome::Affected { rows: 0 },
+                    serial: failed(ErrorClass::TransactionAborted, "25P02"),
+                },
+            ],
+        };
+        let exposure = Exposure {
+            write: StatementRef::new(1, 1),
+            table: "t".into(),
+            other_write: StatementRef::new(0, 1),
+            rule: Rule::UncommittedChangeNotSeen,
+            level: IsolationLevel::ReadCommitted,
+        };
+        let explained = explain(&case, &history, &[&differences], &[exposure.clone()]);
+        assert!(explained.unexplained.is_empty(), "{explained:?}");
+        assert_eq!(explained.used, vec![exposure.clone()]);
+        // A refusal with no earlier difference in its transaction stays
+        // unexplained.
+        let alone = Differences {
+            tables: vec![],
+            outcomes: vec![differences.outcomes[1].clone()],
+        };
+        let explained = explain(&case, &history, &[&alone], &[exposure]);
+        assert_eq!(explained.unexplained.len(), 1, "{explained:?}");
+    }
 }
