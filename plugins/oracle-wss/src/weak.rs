@@ -485,7 +485,12 @@ mod tests {
             rule: Rule::UncommittedChangeNotSeen,
             level: IsolationLevel::ReadCommitted,
         };
-        let explained = explain(&case, &history, &[&differences], &[exposure.clone()]);
+        let explained = explain(
+            &case,
+            &history,
+            &[&differences],
+            std::slice::from_ref(&exposure),
+        );
         assert!(explained.unexplained.is_empty(), "{explained:?}");
         assert_eq!(explained.used, vec![exposure.clone()]);
         // A refusal with no earlier difference in its transaction stays
