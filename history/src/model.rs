@@ -6,9 +6,10 @@
 //! different levels: an anomaly counts as forbidden only if it is forbidden
 //! for every transaction whose guarantee it breaks (see [`breakers`]).
 
-use crate::history::{History, ReadKind, TxnId};
+use crate::history::{History, ReadKind, RowId, TxnId, T0};
 use crate::report::{Anomaly, DepKind, Edge, Phenomenon};
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use txlab_plugin_api::ir::{
     DialectInfo, EngineSemantics, IsolationLevel, LevelSemantics, MixedLevels, SnapshotPoint,
@@ -239,7 +240,9 @@ impl VendorModel {
             VendorJudgement::Permitted { facts }
         };
         if self.regime == Serializable && s.mixed_levels == MixedLevels::SameLevelOnly {
-            if let Some(other) = other_level(anomaly, history, level) {
+            if let Some(other) = other_level(anomaly, history, level)
+                .or_else(|| weaker_writer(anomaly, history, level))
+            {
                 return self.outside_same_level(anomaly, history, &other);
             }
         }
@@ -393,6 +396,54 @@ fn other_level(anomaly: &Anomaly, history: &History, level: IsolationLevel) -> O
             Some(l) => Some(format!("{name} ran at {l}")),
             None => Some(format!("{name}'s level is not recorded")),
         }
+    })
+}
+
+/// A transaction outside the cycle, at another level than `level`, that
+/// wrote a row the cycle's edges are about, described ("T7 (read
+/// uncommitted) wrote t0 row 3, a row of the cycle"), if there is one.
+/// Serializable snapshot isolation promises serializability only when every
+/// transaction that writes runs at the level (PostgreSQL: "if any
+/// transaction writing data is not serializable, the guarantee can be
+/// lost"): a weaker writer of the cycle's rows, inside the cycle or not,
+/// puts the cycle outside the promise.
+fn weaker_writer(anomaly: &Anomaly, history: &History, level: IsolationLevel) -> Option<String> {
+    let rows: BTreeSet<(&str, RowId)> = anomaly
+        .cycle
+        .iter()
+        .filter_map(|e| Some((e.table.as_deref()?, e.row?)))
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let mut writers: BTreeMap<TxnId, (String, RowId)> = BTreeMap::new();
+    let mut note = |t: TxnId, table: &str, row: RowId| {
+        if t != T0 && !anomaly.transactions.contains(&t) {
+            writers.entry(t).or_insert_with(|| (table.to_string(), row));
+        }
+    };
+    for o in history.observations() {
+        if rows.contains(&(o.table.as_str(), o.row)) {
+            for &t in &o.versions {
+                note(t, &o.table, o.row);
+            }
+        }
+    }
+    for w in history.writes() {
+        if rows.contains(&(w.table.as_str(), w.row)) {
+            note(w.statement.txn, &w.table, w.row);
+        }
+    }
+    writers.into_iter().find_map(|(t, (table, row))| {
+        let at = match history.transaction(t).and_then(|x| x.level) {
+            Some(l) if l == level => return None,
+            Some(l) => l.to_string(),
+            None => "a level not recorded".to_string(),
+        };
+        Some(format!(
+            "{} ({at}) wrote {table} row {row}, a row of the cycle, and the promise needs every writer at {level}",
+            history.label(t)
+        ))
     })
 }
 

@@ -485,3 +485,48 @@ fn judgements_serialize() {
     let json = serde_json::to_string(&a).unwrap();
     assert_eq!(serde_json::from_str::<Anomaly>(&json).unwrap(), a);
 }
+
+/// A write skew between two serializable transactions over a row a READ
+/// UNCOMMITTED transaction outside the cycle wrote: PostgreSQL promises
+/// serializability only when every writer is serializable (a stream on
+/// PostgreSQL 15 and 17 reported such a cycle as a finding). The same
+/// cycle with every writer serializable stays forbidden.
+#[test]
+fn a_weaker_writer_of_a_cycles_rows_puts_it_outside_the_ssi_promise() {
+    use IsolationLevel::*;
+    // T1 -rw r1-> T2 -rw r2-> T1; T3 wrote r2's version both read.
+    let run = |d: &DialectInfo, writer: IsolationLevel| {
+        let mut b = B::new()
+            .txns(&[1, 2, 3, 4])
+            .read(1, 1, &[0])
+            .read(2, 2, &[0, 3])
+            .read(4, 1, &[0, 2])
+            .read(4, 2, &[0, 3, 1]);
+        for (t, l) in [(1, Serializable), (2, Serializable), (3, writer)] {
+            b.h.set_level(t, l).unwrap();
+        }
+        let r = b.check();
+        let a = r
+            .anomalies
+            .iter()
+            .find(|a| a.phenomenon == Phenomenon::G2Item)
+            .unwrap_or_else(|| panic!("{r:?}"))
+            .clone();
+        assert_eq!(a.transactions, vec![1, 2]);
+        judge(&a, &b.h, d)
+    };
+    let ssi = ssi_dialect(MixedLevels::SameLevelOnly);
+    assert!(run(&ssi, Serializable).vendor.is_forbidden());
+    let j = run(&ssi, ReadUncommitted);
+    let VendorJudgement::Permitted { facts } = &j.vendor else {
+        panic!("{j:?}")
+    };
+    assert!(
+        facts[0].contains("T3 (read-uncommitted) wrote") && facts[0].contains("row 2"),
+        "{facts:?}"
+    );
+    // Under strict two-phase locking the promise covers it.
+    assert!(run(&ssi_dialect(MixedLevels::Covered), ReadUncommitted)
+        .vendor
+        .is_forbidden());
+}
