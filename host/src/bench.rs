@@ -198,6 +198,8 @@ pub fn run(
             env.interrupt.clone(),
         )
         .await?;
+        // On a cluster, lock waits are one node's: both writers on the first.
+        db.keep_to_first_node();
 
         // Block detection.
         let blocking = case(

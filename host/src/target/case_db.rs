@@ -53,6 +53,9 @@ pub struct CaseDb {
     node_readers: Vec<Box<dyn Session>>,
     /// How long to wait for a cluster's nodes to agree.
     replication_timeout: Duration,
+    /// Whether a case's transactions go to a cluster's nodes in turn (the
+    /// default) or all to the first node.
+    spread: bool,
     /// An operation was cut off: the connections are in no known state.
     stale: bool,
     /// Resets and set-ups as one request each (`ExecutorSettings::batch`).
@@ -91,6 +94,7 @@ impl CaseDb {
             interrupt,
             node_readers,
             replication_timeout: Duration::from_secs(10),
+            spread: true,
             stale: false,
             batch: true,
         })
@@ -105,6 +109,12 @@ impl CaseDb {
     /// How many nodes the target has.
     pub fn nodes(&self) -> usize {
         self.driver.nodes()
+    }
+
+    /// Runs every transaction on the first node of a cluster (the executor
+    /// bench measures one node's lock waits).
+    pub fn keep_to_first_node(&mut self) {
+        self.spread = false;
     }
 
     /// Whether resets and session set-ups go as one request each (the
@@ -301,15 +311,16 @@ impl CaseDb {
     /// Sessions set up as asked, one per entry, reusing those of earlier cases;
     /// a session already set up the same way is not set up again.
     ///
-    /// On a cluster, entry `i` gets a session on node `i mod nodes`
-    /// ([`CaseDb::node_of`]).
+    /// On a cluster, entry `i` gets a session on [`CaseDb::node_of`]`(i)`.
     pub async fn sessions(
         &mut self,
         setups: &[SessionSetup],
     ) -> Result<Vec<Box<dyn Session>>, TargetError> {
         let nodes = self.nodes();
         for node in 0..nodes {
-            let need = (0..setups.len()).filter(|&i| i % nodes == node).count();
+            let need = (0..setups.len())
+                .filter(|&i| self.node_of(i) == node)
+                .count();
             let have = self.pool.iter().filter(|p| p.node() == node).count();
             for _ in have..need {
                 let session = match self.interrupt.or_stop(self.driver.connect_to(node)).await {
@@ -335,7 +346,7 @@ impl CaseDb {
                 if let Some(at) = self
                     .pool
                     .iter()
-                    .position(|p| p.node() == i % nodes && p.setup.as_ref() == Some(setup))
+                    .position(|p| p.node() == self.node_of(i) && p.setup.as_ref() == Some(setup))
                 {
                     *slot = Some(self.pool.remove(at));
                 }
@@ -346,7 +357,7 @@ impl CaseDb {
                 let at = self
                     .pool
                     .iter()
-                    .position(|p| p.node() == i % nodes)
+                    .position(|p| p.node() == self.node_of(i))
                     .expect("a session of every node was connected above");
                 *slot = Some(self.pool.remove(at));
             }
@@ -394,7 +405,11 @@ impl CaseDb {
 
     /// The node transaction `txn` of a case runs on.
     pub fn node_of(&self, txn: usize) -> usize {
-        txn % self.nodes()
+        if self.spread {
+            txn % self.nodes()
+        } else {
+            0
+        }
     }
 
     pub async fn read_state(&mut self, rendered: &RenderedCase) -> Result<DbState, TargetError> {
