@@ -105,14 +105,30 @@ impl Walk<'_> {
             AfterWait::LatestRows => {
                 let semi_consistent = step.semantics.semi_consistent_writes
                     && matches!(step.statement, Statement::Update(_));
-                match self.rows_around_the_wait(
-                    model,
-                    trace,
-                    step,
-                    semi_consistent,
-                    (&before, &now),
-                    (&then, &later),
-                ) {
+                let around = |start: Option<&ScanStart>| {
+                    self.rows_around_the_wait(
+                        model,
+                        trace,
+                        step,
+                        semi_consistent,
+                        start,
+                        (&before, &now),
+                        (&then, &later),
+                    )
+                };
+                // A scan of the whole clustered index, else one that starts
+                // at the statement's lower bound on the clustering key (an
+                // index range scan: rows before the bound are never visited,
+                // so the wait falls at the first held row within the range).
+                let rows = match around(None) {
+                    Some(rows) if rows != later => Some(rows),
+                    full => self
+                        .scan_start(step.filter)
+                        .and_then(|start| around(Some(&start)))
+                        .filter(|rows| *rows != later)
+                        .or(full),
+                };
+                match rows {
                     Some(rows) => VendorRows {
                         rows,
                         kind: if semi_consistent {
@@ -184,12 +200,14 @@ impl Walk<'_> {
     /// when that does not match, so it waits at the first held row that
     /// matches. `None` when the rule finds no row to wait at: the rule does
     /// not explain the wait.
+    #[allow(clippy::too_many_arguments)]
     fn rows_around_the_wait(
         &self,
         model: &Model,
         trace: &Trace<'_>,
         step: &Step<'_>,
         semi_consistent: bool,
+        start: Option<&ScanStart>,
         (before, now): (&View, &View),
         (then, later): (&BTreeSet<Rid>, &BTreeSet<Rid>),
     ) -> Option<BTreeSet<Rid>> {
@@ -204,6 +222,12 @@ impl Walk<'_> {
         let mut rows = BTreeSet::new();
         let mut waited = false;
         for rid in self.clustered_order(model, trace, before, now) {
+            if let Some(start) = start {
+                let row = before.get(&rid).or_else(|| now.get(&rid)).expect("listed");
+                if !start.admits(&row[start.column]) {
+                    continue;
+                }
+            }
             if !waited && held.contains(&rid) {
                 // A row the other transaction inserted has no committed
                 // version, so it is not in `then`: a semi-consistent read
@@ -216,6 +240,58 @@ impl Walk<'_> {
             }
         }
         waited.then_some(rows)
+    }
+
+    /// Where an index range scan of the clustering key would start: the
+    /// statement's lower bound on the key's first column (`c >= v`, `c > v`,
+    /// `c = v`, `c BETWEEN v AND …`, among the conjuncts of its WHERE).
+    fn scan_start(&self, filter: Option<&Expr>) -> Option<ScanStart> {
+        let first = clustering_key(self.table).first()?;
+        let column = self.table.columns.iter().position(|c| c.name == *first)?;
+        let is_key = |e: &Expr| matches!(e, Expr::Column(c) if c.column == *first);
+        let literal = |e: &Expr| match e {
+            Expr::Literal(v) if !v.is_null() => Some(v.clone()),
+            _ => None,
+        };
+        let mut conjuncts = vec![filter?];
+        while let Some(e) = conjuncts.pop() {
+            let bound = match e {
+                Expr::Binary {
+                    op: BinaryOp::And,
+                    left,
+                    right,
+                } => {
+                    conjuncts.push(left);
+                    conjuncts.push(right);
+                    None
+                }
+                Expr::Binary { op, left, right } if is_key(left) => match op {
+                    BinaryOp::GtEq | BinaryOp::Eq => literal(right).map(|v| (v, true)),
+                    BinaryOp::Gt => literal(right).map(|v| (v, false)),
+                    _ => None,
+                },
+                Expr::Binary { op, left, right } if is_key(right) => match op {
+                    BinaryOp::LtEq | BinaryOp::Eq => literal(left).map(|v| (v, true)),
+                    BinaryOp::Lt => literal(left).map(|v| (v, false)),
+                    _ => None,
+                },
+                Expr::Between {
+                    operand,
+                    low,
+                    negated: false,
+                    ..
+                } if is_key(operand) => literal(low).map(|v| (v, true)),
+                _ => None,
+            };
+            if let Some((from, inclusive)) = bound {
+                return Some(ScanStart {
+                    column,
+                    from,
+                    inclusive,
+                });
+            }
+        }
+        None
     }
 
     /// The rows of `before` and `now` in the order InnoDB's clustered index
@@ -291,6 +367,24 @@ impl Walk<'_> {
                     .iter()
                     .any(|row| row.get(k) == Some(&Expr::Literal(Value::Int(rid))))
         })
+    }
+}
+
+/// Where a range scan of the clustering key starts: rows whose key's first
+/// column lies below `from` are never visited.
+struct ScanStart {
+    column: usize,
+    from: Value,
+    inclusive: bool,
+}
+
+impl ScanStart {
+    fn admits(&self, value: &Value) -> bool {
+        match value.sql_cmp(&self.from) {
+            std::cmp::Ordering::Greater => true,
+            std::cmp::Ordering::Equal => self.inclusive,
+            std::cmp::Ordering::Less => false,
+        }
     }
 }
 

@@ -1,6 +1,8 @@
 //! Shared builders for the Troc oracle tests: profiles, cases, hand-made histories.
 #![allow(dead_code, unused_imports)]
 
+pub mod recorded;
+
 use txlab_oracle_troc::{TrocConfig, TrocOracle};
 use txlab_plugin_api::prelude::*;
 use txlab_testkit::concurrent_history;
